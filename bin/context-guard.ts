@@ -1,0 +1,7 @@
+#!/usr/bin/env -S deno run -A
+/** `context-guard` — placeholder until its issue lands. */
+import { CtxkitError, runMain } from "../lib/exit.ts";
+
+await runMain(() => {
+  throw new CtxkitError(2, "❌ context-guard is not implemented yet");
+});

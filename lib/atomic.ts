@@ -1,0 +1,111 @@
+/**
+ * Atomic file replacement: write a temp file in the destination's directory, fsync it, rename it over
+ * the destination. A reader (or a crash) sees the old bytes or the new bytes, never a torn file.
+ *
+ * @module
+ */
+
+import {
+  closeSync,
+  constants,
+  fsyncSync,
+  lstatSync,
+  openSync,
+  renameSync,
+  unlinkSync,
+  writeSync,
+} from "node:fs";
+import { randomBytes } from "node:crypto";
+import { basename, dirname } from "node:path";
+
+/** Options for {@linkcode writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** Mode of the new file (default `0o600`: owner-only). */
+  mode?: number;
+  /** Throw instead of replacing when the destination is a symbolic link (default `true`). */
+  refuseSymlink?: boolean;
+}
+
+/** Thrown by {@linkcode writeFileAtomic} when the destination is a symbolic link. */
+export class SymlinkRefusedError extends Error {
+  /** The refused destination. */
+  readonly path: string;
+  /** Create the error for `path`. */
+  constructor(path: string) {
+    super(`refusing to replace symbolic link: ${path}`);
+    this.name = "SymlinkRefusedError";
+    this.path = path;
+  }
+}
+
+/** The name prefix of temp files written for `path`; used to sweep leftovers of a killed writer. */
+export function tempPrefix(path: string): string {
+  return `.${basename(path)}.ctxkit-tmp-`;
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Replace `path` with `data` atomically (temp file + fsync + rename in the same directory).
+ *
+ * @example
+ * ```ts ignore
+ * import { writeFileAtomic } from "./atomic.ts";
+ * writeFileAtomic("/tmp/state.json", '{"ok":true}\n', { mode: 0o600 });
+ * ```
+ */
+export function writeFileAtomic(
+  path: string,
+  data: string | Uint8Array,
+  options: AtomicWriteOptions = {},
+): void {
+  const { mode = 0o600, refuseSymlink = true } = options;
+  if (refuseSymlink && isSymlink(path)) throw new SymlinkRefusedError(path);
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  const temp = `${dirname(path)}/${tempPrefix(path)}${Deno.pid}-${randomBytes(6).toString("hex")}`;
+  const fd = openSync(
+    temp,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    mode,
+  );
+  try {
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    fsyncSync(fd);
+  } catch (e) {
+    closeSync(fd);
+    try {
+      unlinkSync(temp);
+    } catch { /* already gone */ }
+    throw e;
+  }
+  closeSync(fd);
+  try {
+    if (refuseSymlink && isSymlink(path)) throw new SymlinkRefusedError(path);
+    renameSync(temp, path);
+  } catch (e) {
+    try {
+      unlinkSync(temp);
+    } catch { /* already gone */ }
+    throw e;
+  }
+  fsyncDirectory(dirname(path));
+}
+
+/** fsync a directory so a rename in it survives a crash; ignored where the OS refuses. */
+export function fsyncDirectory(dir: string): void {
+  try {
+    const fd = openSync(dir, constants.O_RDONLY);
+    try {
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+  } catch { /* not supported here: the rename is still atomic */ }
+}

@@ -1,0 +1,49 @@
+/**
+ * The only child process ctxkit ever starts: `git`.
+ *
+ * @module
+ */
+
+import { spawnSync } from "node:child_process";
+
+/** What a git invocation produced. `status` is `null` when git could not be started. */
+export interface GitResult {
+  /** Exit status, or `null` when git is missing or was killed. */
+  status: number | null;
+  /** Captured stdout as UTF-8 text. */
+  stdout: string;
+  /** Captured stderr as UTF-8 text. */
+  stderr: string;
+}
+
+/**
+ * Run `git <args>` in `cwd` and capture its output. Never throws.
+ *
+ * @example
+ * ```ts ignore
+ * const top = runGit(["rev-parse", "--show-toplevel"], Deno.cwd());
+ * if (top.status === 0) console.log(top.stdout.trimEnd());
+ * ```
+ */
+export function runGit(args: string[], cwd: string): GitResult {
+  try {
+    const result = spawnSync("git", args, {
+      cwd,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "pipe"],
+      maxBuffer: 1 << 30,
+    });
+    if (result.error) return { status: null, stdout: "", stderr: String(result.error.message) };
+    return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+  } catch (e) {
+    return { status: null, stdout: "", stderr: e instanceof Error ? e.message : String(e) };
+  }
+}
+
+/** `git rev-parse --show-toplevel` in `cwd` (trailing newline stripped), or `undefined`. */
+export function gitToplevel(cwd: string): string | undefined {
+  const result = runGit(["rev-parse", "--show-toplevel"], cwd);
+  if (result.status !== 0) return undefined;
+  const top = result.stdout.replace(/\n$/, "");
+  return top === "" ? undefined : top;
+}

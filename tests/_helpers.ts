@@ -1,0 +1,201 @@
+/**
+ * Test helpers: run a ctxkit tool as a user would (a child process with a controlled environment),
+ * against the sources (`bin/<tool>.ts`) or, with `CTXKIT_TEST_TARGET=bundle`, against the single-file
+ * bundles (`dist/<tool>.js`) that `deno task bundle` builds.
+ *
+ * @module
+ */
+
+import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { spawn, spawnSync } from "node:child_process";
+import { dirname, join } from "node:path";
+import { tmpdir } from "node:os";
+
+/** Repository root (the directory holding deno.json). */
+export const REPO = realpathSync(new URL("..", import.meta.url).pathname);
+
+/** The tools a test can run. */
+export type Tool = "context-scan" | "context-guard" | "text-guard" | "prose";
+
+/** Which build the CLI tests exercise: `source` (default) or `bundle`. */
+export const TARGET: "source" | "bundle" = Deno.env.get("CTXKIT_TEST_TARGET") === "bundle"
+  ? "bundle"
+  : "source";
+
+/** The command line (after the deno executable) that runs `tool`. */
+export function toolCommand(tool: Tool): string[] {
+  return TARGET === "bundle"
+    ? ["run", "-A", "--no-config", join(REPO, "dist", `${tool}.js`)]
+    : ["run", "-A", "--config", join(REPO, "deno.json"), join(REPO, "bin", `${tool}.ts`)];
+}
+
+/** What a finished run printed and returned. */
+export interface RunResult {
+  /** Exit code. */
+  code: number;
+  /** stdout as UTF-8 text. */
+  stdout: string;
+  /** stderr as UTF-8 text. */
+  stderr: string;
+  /** stdout bytes. */
+  stdoutBytes: Uint8Array;
+}
+
+/** Options for {@linkcode runTool}. */
+export interface RunOptions {
+  /** Working directory (default: a fresh temp dir). */
+  cwd?: string;
+  /**
+   * Environment on top of the isolated base (PATH, a temp HOME, no CLAUDE_* vars). A value of
+   * `undefined` removes the variable.
+   */
+  env?: Record<string, string | undefined>;
+  /** Bytes or text for stdin. */
+  stdin?: string | Uint8Array;
+  /** Extra deno flags placed before the script (e.g. narrower permissions). */
+  denoFlags?: string[];
+  /** Replace the default `-A` permission flag (sources) with these. */
+  permissions?: string[];
+}
+
+let scratchHome: string | undefined;
+
+/** The environment every run starts from: never the real home or Claude config. */
+export function baseEnv(): Record<string, string> {
+  scratchHome ??= makeTempDir("ctxkit-home-");
+  return {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: scratchHome,
+    NO_COLOR: "1",
+    DENO_NO_UPDATE_CHECK: "1",
+    ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "t",
+    GIT_AUTHOR_EMAIL: "t@example.invalid",
+    GIT_COMMITTER_NAME: "t",
+    GIT_COMMITTER_EMAIL: "t@example.invalid",
+  };
+}
+
+function buildEnv(extra: Record<string, string | undefined> = {}): Record<string, string> {
+  const env: Record<string, string | undefined> = { ...baseEnv(), ...extra };
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(env)) if (v !== undefined) out[k] = v;
+  return out;
+}
+
+function commandFor(tool: Tool, options: RunOptions): string[] {
+  const cmd = toolCommand(tool);
+  if (options.permissions) cmd.splice(1, 1, ...options.permissions);
+  if (options.denoFlags) cmd.splice(1, 0, ...options.denoFlags);
+  return cmd;
+}
+
+/**
+ * Run `tool` with `args` synchronously and capture everything.
+ *
+ * @example
+ * ```ts ignore
+ * const r = runTool("context-scan", ["--help"]);
+ * assertEquals(r.code, 0);
+ * ```
+ */
+export function runTool(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
+  const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
+  const env = buildEnv({ PWD: cwd, ...options.env });
+  const result = spawnSync(Deno.execPath(), [...commandFor(tool, options), ...args], {
+    cwd,
+    env,
+    input: options.stdin,
+    maxBuffer: 1 << 30,
+  });
+  const stdoutBytes = new Uint8Array(result.stdout ?? new Uint8Array());
+  return {
+    code: result.status ?? 128,
+    stdout: new TextDecoder().decode(stdoutBytes),
+    stderr: new TextDecoder().decode(result.stderr ?? new Uint8Array()),
+    stdoutBytes,
+  };
+}
+
+/** Run `tool` asynchronously (for concurrency tests); resolves when it exits. */
+export function runToolAsync(
+  tool: Tool,
+  args: string[],
+  options: RunOptions = {},
+): Promise<RunResult> {
+  const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
+  const env = buildEnv({ PWD: cwd, ...options.env });
+  return new Promise((resolve) => {
+    const child = spawn(Deno.execPath(), [...commandFor(tool, options), ...args], { cwd, env });
+    const out: Uint8Array[] = [];
+    const err: Uint8Array[] = [];
+    child.stdout.on("data", (c: Uint8Array) => out.push(c));
+    child.stderr.on("data", (c: Uint8Array) => err.push(c));
+    if (options.stdin !== undefined) child.stdin.end(options.stdin);
+    else child.stdin.end();
+    child.on("close", (code: number | null) => {
+      const stdoutBytes = concat(out);
+      resolve({
+        code: code ?? 128,
+        stdout: new TextDecoder().decode(stdoutBytes),
+        stderr: new TextDecoder().decode(concat(err)),
+        stdoutBytes,
+      });
+    });
+  });
+}
+
+function concat(chunks: Uint8Array[]): Uint8Array {
+  const total = chunks.reduce((n, c) => n + c.length, 0);
+  const out = new Uint8Array(total);
+  let at = 0;
+  for (const c of chunks) {
+    out.set(c, at);
+    at += c.length;
+  }
+  return out;
+}
+
+/** A fresh physical temp directory (symlink-free path). */
+export function makeTempDir(prefix = "ctxkit-"): string {
+  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+}
+
+/** Remove a temp directory tree, ignoring errors. */
+export function removeDir(path: string): void {
+  rmSync(path, { recursive: true, force: true });
+}
+
+/**
+ * Write a tree of files under `root`: keys are relative paths, values the content.
+ *
+ * @example
+ * ```ts ignore
+ * writeTree(root, { "CLAUDE.md": "# Demo\n", ".claude/rules/a.md": "x\n" });
+ * ```
+ */
+export function writeTree(root: string, files: Record<string, string | Uint8Array>): void {
+  for (const [rel, content] of Object.entries(files)) {
+    const path = join(root, rel);
+    mkdirSync(dirname(path), { recursive: true });
+    writeFileSync(path, content);
+  }
+}
+
+/** Run git in `cwd` with the isolated environment; throws on failure. */
+export function git(cwd: string, ...args: string[]): string {
+  const r = spawnSync("git", args, { cwd, env: buildEnv(), encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`git ${args.join(" ")} failed: ${r.stderr}`);
+  return r.stdout;
+}
+
+/** Split stderr into lines without the trailing empty one. */
+export function lines(text: string): string[] {
+  const parts = text.split("\n");
+  if (parts.at(-1) === "") parts.pop();
+  return parts;
+}
+
+/** True when tests run as root (permission-denied fixtures cannot be built then). */
+export const IS_ROOT = Deno.uid?.() === 0;
