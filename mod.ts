@@ -5,3 +5,6 @@
  */
 
 export { CtxkitError } from "./lib/exit.ts";
+export * from "./lib/scan/mod.ts";
+export * from "./lib/guard/mod.ts";
+export * from "./lib/prose/mod.ts";

@@ -1,0 +1,7 @@
+/**
+ * Public API of the scan tool (re-exported by the root `mod.ts`).
+ *
+ * @module
+ */
+
+export {};
