@@ -1,0 +1,307 @@
+/**
+ * The drop ledger (spec §7.5): the TSV the context-slim skill writes in phase 3, one row per dropped
+ * fact — `path<TAB>line-range<TAB>survivor<TAB>reason`. `verify --ledger` validates it and accepts a
+ * gate miss only when a row covers it; `state --ledger` copies its rows into `drops` unvalidated.
+ *
+ * Parsing, validation and the coverage decision are pure; reading the file and resolving paths are
+ * the thin I/O edge at the bottom.
+ *
+ * @module
+ */
+
+import { readFileSync, realpathSync, statSync } from "node:fs";
+import { CtxkitError } from "../exit.ts";
+import { envValue, logicalCwd, normalizeLexical } from "../paths.ts";
+
+/** One data line of a ledger: its physical line number and its tab-separated fields. */
+export interface LedgerLine {
+  /** 1-based physical line number (every line of the file counts, comments and blanks too). */
+  readonly line: number;
+  /** The line split at TAB; may hold fewer or more than four fields. */
+  readonly fields: readonly string[];
+}
+
+/** A validated ledger row (verify). */
+export interface LedgerRow {
+  /** 1-based physical line number in the ledger file. */
+  readonly line: number;
+  /** The file the dropped fact came from, as written. */
+  readonly path: string;
+  /** The line range as written (`N` or `N-M`). */
+  readonly range: string;
+  /** First snapshot line of the range (1-based). */
+  readonly first: number;
+  /** Last snapshot line of the range; may lie past the end of the file. */
+  readonly last: number;
+  /** Where the fact survives, as written; `-` = accepted loss. */
+  readonly survivor: string;
+  /** Free text; `""` when the row has three fields. */
+  readonly reason: string;
+}
+
+/** The result of validating a ledger: its rows, or the first malformed line and why. */
+export type LedgerValidation =
+  | { readonly ok: true; readonly rows: readonly LedgerRow[] }
+  | { readonly ok: false; readonly line: number; readonly why: string };
+
+/**
+ * The data lines of a ledger text: lines end at LF, CRLF or CR; empty lines and lines starting with
+ * `#` are skipped; line numbers count every physical line.
+ *
+ * @example
+ * ```ts
+ * import { ledgerLines } from "./ledger.ts";
+ * ledgerLines("# h\r\na\t1\t-\r\n"); // [{ line: 2, fields: ["a", "1", "-"] }]
+ * ```
+ */
+export function ledgerLines(text: string): LedgerLine[] {
+  const out: LedgerLine[] = [];
+  const physical = text.split(/\r\n|\r|\n/);
+  physical.forEach((line, index) => {
+    if (line === "" || line.startsWith("#")) return;
+    out.push({ line: index + 1, fields: line.split("\t") });
+  });
+  return out;
+}
+
+/** Upper bound for a parsed line number: larger ranges are clamped (lines past the end are absent). */
+const LINE_CAP = Number.MAX_SAFE_INTEGER;
+
+/**
+ * Parse a line range: `N` or `N-M` in decimal digits with `1 <= N <= M`; `undefined` when invalid.
+ * Numbers beyond 2^53−1 stay valid and are clamped, since lines past the end count as absent.
+ */
+export function parseLineRange(text: string): { first: number; last: number } | undefined {
+  const match = /^([0-9]+)(?:-([0-9]+))?$/.exec(text);
+  if (match === null) return undefined;
+  const n = BigInt(match[1]);
+  const m = match[2] === undefined ? n : BigInt(match[2]);
+  if (n < 1n || n > m) return undefined;
+  const clamp = (v: bigint): number => v > BigInt(LINE_CAP) ? LINE_CAP : Number(v);
+  return { first: clamp(n), last: clamp(m) };
+}
+
+/** The `<why>` of a malformed row, or `undefined` when the row is valid. */
+export function malformedReason(fields: readonly string[]): string | undefined {
+  if (fields.length < 3) return "need path<TAB>line-range<TAB>survivor[<TAB>reason]";
+  if (fields[0] === "") return "empty path";
+  if (parseLineRange(fields[1]) === undefined) {
+    return `bad line range '${fields[1]}' (want N or N-M, 1 <= N <= M)`;
+  }
+  if (fields[2] === "") return "empty survivor (use - for an accepted loss)";
+  return undefined;
+}
+
+/**
+ * Validate a whole ledger text (verify): every data line must be a well-formed row; the first
+ * malformed one is reported with its physical line number.
+ */
+export function validateLedger(text: string): LedgerValidation {
+  const rows: LedgerRow[] = [];
+  for (const { line, fields } of ledgerLines(text)) {
+    const why = malformedReason(fields);
+    if (why !== undefined) return { ok: false, line, why };
+    const range = parseLineRange(fields[1])!;
+    rows.push({
+      line,
+      path: fields[0],
+      range: fields[1],
+      first: range.first,
+      last: range.last,
+      survivor: fields[2],
+      reason: fields[3] ?? "",
+    });
+  }
+  return { ok: true, rows };
+}
+
+/** The one-line message a malformed ledger dies with (exit 2). */
+export function malformedLedgerMessage(ledgerArg: string, line: number, why: string): string {
+  return `❌ malformed ledger row ${ledgerArg}:${line}: ${why}`;
+}
+
+/** How one miss was decided: the first covering row, or none. */
+export interface MissCoverage {
+  /** The missing token (`<prefix>:<text>`). */
+  readonly token: string;
+  /** The first row of the file that covers it; `undefined` = uncovered. */
+  readonly row?: LedgerRow;
+}
+
+/** What the coverage decision needs to know about the world, injected so the decision stays pure. */
+export interface CoverageInputs {
+  /** The snapshot copy's lines (split at `\n` only, §3.1). */
+  readonly snapshotLines: readonly string[];
+  /** The tokens of one line, in the alphabet of this command line. */
+  readonly lineTokens: (line: string) => Iterable<string>;
+  /**
+   * The current token set of a survivor as written in the ledger, or `undefined` when it does not
+   * resolve to an existing regular file. Never called for `-`.
+   */
+  readonly survivorTokens: (survivor: string) => ReadonlySet<string> | undefined;
+}
+
+/** Token set of snapshot lines `first..last` (1-based, inclusive; lines past the end are absent). */
+export function rangeTokens(
+  lines: readonly string[],
+  first: number,
+  last: number,
+  lineTokens: (line: string) => Iterable<string>,
+): Set<string> {
+  const out = new Set<string>();
+  const end = Math.min(last, lines.length);
+  for (let n = first; n <= end; n++) {
+    for (const token of lineTokens(lines[n - 1])) out.add(token);
+  }
+  return out;
+}
+
+/**
+ * Decide each miss (in the given order): ledgered by the first row, in ledger order, whose snapshot
+ * range holds the token and whose survivor is `-` or currently carries the token; else uncovered.
+ * `rows` must already be the rows of this file.
+ */
+export function coverMisses(
+  misses: readonly string[],
+  rows: readonly LedgerRow[],
+  inputs: CoverageInputs,
+): MissCoverage[] {
+  const rangeCache = new Map<LedgerRow, Set<string>>();
+  const rangeOf = (row: LedgerRow): Set<string> => {
+    let set = rangeCache.get(row);
+    if (set === undefined) {
+      set = rangeTokens(inputs.snapshotLines, row.first, row.last, inputs.lineTokens);
+      rangeCache.set(row, set);
+    }
+    return set;
+  };
+  return misses.map((token) => {
+    const row = rows.find((r) => {
+      if (!rangeOf(r).has(token)) return false;
+      if (r.survivor === "-") return true;
+      return inputs.survivorTokens(r.survivor)?.has(token) ?? false;
+    });
+    return row === undefined ? { token } : { token, row };
+  });
+}
+
+/** The `LEDGERED:` / `UNCOVERED:` line of one decided miss. */
+export function coverageLine(c: MissCoverage): string {
+  return c.row === undefined
+    ? `UNCOVERED: ${c.token}`
+    : `LEDGERED: ${c.token} (row ${c.row.line}: ${c.row.range} -> ${c.row.survivor})`;
+}
+
+/** The gate line that follows the coverage lines of a file with misses. */
+export function ledgerGateLine(coverage: readonly MissCoverage[]): string {
+  return coverage.every((c) => c.row !== undefined)
+    ? "GATE: PASS (every miss ledgered)"
+    : "GATE: FAIL";
+}
+
+// ---------------------------------------------------------------------------------------------
+// I/O edge
+
+/**
+ * Resolve a ledger path or survivor like a command-line argument: leading `~/` → `$HOME/`, relative
+ * → joined to `cwd`, then lexical normalisation (links kept).
+ */
+export function resolveLedgerPath(path: string, cwd: string, home: string | undefined): string {
+  const expanded = path.startsWith("~/") ? `${home ?? ""}/${path.slice(2)}` : path;
+  return normalizeLexical(expanded, cwd);
+}
+
+function physical(path: string): string | undefined {
+  try {
+    return realpathSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * True when a ledger path (already resolved) names the verified file: equal logical absolute paths,
+ * or both exist with the same physical path.
+ */
+export function sameLedgerFile(rowPath: string, fileLogical: string): boolean {
+  if (rowPath === fileLogical) return true;
+  const a = physical(rowPath);
+  return a !== undefined && a === physical(fileLogical);
+}
+
+/** True when `path` is a regular file (links followed). */
+function isRegularFile(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Read and validate the `--ledger` file of verify. Dies (exit 2) with `❌ no such ledger file: <L>`
+ * when it is not a readable regular file, or with the first malformed row.
+ */
+export function loadLedger(ledgerArg: string): LedgerRow[] {
+  let text: string;
+  if (!isRegularFile(ledgerArg)) throw new CtxkitError(2, `❌ no such ledger file: ${ledgerArg}`);
+  try {
+    text = new TextDecoder().decode(readFileSync(ledgerArg));
+  } catch {
+    throw new CtxkitError(2, `❌ no such ledger file: ${ledgerArg}`);
+  }
+  const result = validateLedger(text);
+  if (!result.ok) {
+    throw new CtxkitError(2, malformedLedgerMessage(ledgerArg, result.line, result.why));
+  }
+  return [...result.rows];
+}
+
+/** A ledger bound to the environment of one verify run: resolves rows to files. */
+export class LedgerIndex {
+  readonly #rows: readonly { row: LedgerRow; resolved: string }[];
+  readonly #cwd: string;
+  readonly #home: string | undefined;
+
+  /** Index `rows`, resolving their paths against the logical cwd and `$HOME`. */
+  constructor(rows: readonly LedgerRow[], cwd = logicalCwd(), home = envValue("HOME")) {
+    this.#cwd = cwd;
+    this.#home = home;
+    this.#rows = rows.map((row) => ({ row, resolved: resolveLedgerPath(row.path, cwd, home) }));
+  }
+
+  /** The rows of the file whose logical absolute path is `fileLogical`, in ledger order. */
+  rowsFor(fileLogical: string): LedgerRow[] {
+    return this.#rows.filter((r) => sameLedgerFile(r.resolved, fileLogical)).map((r) => r.row);
+  }
+
+  /** Resolve a survivor as written to an absolute logical path. */
+  survivorPath(survivor: string): string {
+    return resolveLedgerPath(survivor, this.#cwd, this.#home);
+  }
+}
+
+/**
+ * The survivor-token lookup for {@linkcode CoverageInputs}: resolves the survivor, reads it when it
+ * is a regular file and extracts its tokens with `fileTokens` (memoised per resolved path).
+ */
+export function survivorTokenLookup(
+  index: LedgerIndex,
+  fileTokens: (bytes: Uint8Array) => ReadonlySet<string>,
+): (survivor: string) => ReadonlySet<string> | undefined {
+  const cache = new Map<string, ReadonlySet<string> | undefined>();
+  return (survivor) => {
+    const path = index.survivorPath(survivor);
+    if (cache.has(path)) return cache.get(path);
+    let tokens: ReadonlySet<string> | undefined;
+    if (isRegularFile(path)) {
+      try {
+        tokens = fileTokens(readFileSync(path));
+      } catch {
+        tokens = undefined;
+      }
+    }
+    cache.set(path, tokens);
+    return tokens;
+  };
+}
