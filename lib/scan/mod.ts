@@ -1,7 +1,14 @@
 /**
- * Public API of the scan tool (re-exported by the root `mod.ts`).
+ * Public API of the scan tool (re-exported by the root `mod.ts`): the scan as a function, the
+ * renderer, the command line, the measurement functions and the output document schema.
  *
  * @module
  */
 
 export * from "./schema.ts";
+export { scanContext, type ScanOptions, type ScanResult } from "./scan.ts";
+export { admitRows, buildDocument, computeTotals, renderScanDocument } from "./document.ts";
+export type { CandidateRow } from "./discovery.ts";
+export { parseScanArgs, SCAN_HELP, type ScanCommand } from "./cli.ts";
+export { descriptionBytes, hookEstimate, isPathScopedRule, tokensOf } from "./measure.ts";
+export { memorySlugs, resolveProjectRoot } from "./roots.ts";

@@ -1,0 +1,156 @@
+/**
+ * Row admission (§5) and the output document (§6): tier filter, zero-byte drop, dedup, totals, and
+ * the byte-exact renderer. Key order lives here and only here.
+ *
+ * @module
+ */
+
+import { compactJson, jsonString, spacedObject } from "../json.ts";
+import type { CandidateRow } from "./discovery.ts";
+import { tokensOf } from "./measure.ts";
+import type {
+  ScanDocument,
+  ScanIssue,
+  ScanRow,
+  ScanTotal,
+  ScanTotals,
+  Tier,
+  TierFilter,
+} from "./schema.ts";
+
+/** The tiers in document order. */
+export const TIERS: readonly Tier[] = ["always-on", "per-spawn", "per-invocation"];
+
+/**
+ * Admit candidate rows in order: tier filter, then `bytes` 0 dropped, then dedup on
+ * `(tier, path, kind)` where the first row wins.
+ */
+export function admitRows(candidates: readonly CandidateRow[], filter: TierFilter): ScanRow[] {
+  const seen = new Set<string>();
+  const rows: ScanRow[] = [];
+  for (const c of candidates) {
+    if (filter !== "all" && c.tier !== filter) continue;
+    if (c.bytes === 0) continue;
+    const key = `${c.tier}\0${c.path}\0${c.kind}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    rows.push({
+      path: c.path,
+      root: c.root,
+      tier: c.tier,
+      kind: c.kind,
+      bytes: c.bytes,
+      tokens: tokensOf(c.bytes),
+      estimated: c.estimated,
+      loading: c.loading,
+    });
+  }
+  return rows;
+}
+
+/** Per-tier totals (tokens = sum of per-row floors) and the grand total. */
+export function computeTotals(rows: readonly ScanRow[]): ScanTotals {
+  const zero = (): ScanTotal => ({ files: 0, bytes: 0, tokens: 0 });
+  const totals: ScanTotals = {
+    "always-on": zero(),
+    "per-spawn": zero(),
+    "per-invocation": zero(),
+    grand: zero(),
+  };
+  for (const row of rows) {
+    for (const t of [totals[row.tier], totals.grand]) {
+      t.files++;
+      t.bytes += row.bytes;
+      t.tokens += row.tokens;
+    }
+  }
+  return totals;
+}
+
+/** Assemble the document from its parts. */
+export function buildDocument(
+  project: string,
+  global: string | null,
+  filter: TierFilter,
+  rows: ScanRow[],
+  issues: ScanIssue[],
+): ScanDocument {
+  return {
+    roots: { project, global },
+    tier_filter: filter,
+    token_model: "chars/4",
+    measurement: {
+      scope: "potential-inventory",
+      token_proxy: "bytes/4",
+      actual_loading_observed: false,
+    },
+    files: rows,
+    scan_issues: issues,
+    totals: computeTotals(rows),
+  };
+}
+
+function rowJson(row: ScanRow): string {
+  return compactJson({
+    path: row.path,
+    root: row.root,
+    tier: row.tier,
+    kind: row.kind,
+    bytes: row.bytes,
+    tokens: row.tokens,
+    estimated: row.estimated,
+    loading: row.loading,
+  });
+}
+
+function issueJson(issue: ScanIssue): string {
+  return compactJson({
+    root: issue.root,
+    path: issue.path,
+    kind: issue.kind,
+    exit_status: issue.exit_status,
+    detail: issue.detail,
+  });
+}
+
+function totalJson(total: ScanTotal): string {
+  return spacedObject({ files: total.files, bytes: total.bytes, tokens: total.tokens });
+}
+
+function arrayLines(name: string, items: string[]): string[] {
+  return [
+    `  ${jsonString(name)}: [`,
+    ...items.map((item, i) => `    ${item}${i < items.length - 1 ? "," : ""}`),
+    "  ],",
+  ];
+}
+
+/**
+ * Render the document exactly as context-scan prints it (2-space layout, one compact line per row
+ * and issue, ending `}\n`).
+ */
+export function renderScanDocument(doc: ScanDocument): string {
+  const lines = [
+    "{",
+    `  "roots": ${spacedObject({ project: doc.roots.project, global: doc.roots.global })},`,
+    `  "tier_filter": ${jsonString(doc.tier_filter)},`,
+    `  "token_model": ${jsonString(doc.token_model)},`,
+    `  "measurement": ${
+      spacedObject({
+        scope: doc.measurement.scope,
+        token_proxy: doc.measurement.token_proxy,
+        actual_loading_observed: doc.measurement.actual_loading_observed,
+      })
+    },`,
+    ...arrayLines("files", doc.files.map(rowJson)),
+    ...arrayLines("scan_issues", doc.scan_issues.map(issueJson)),
+    `  "totals": {`,
+    `    "always-on": ${totalJson(doc.totals["always-on"])},`,
+    `    "per-spawn": ${totalJson(doc.totals["per-spawn"])},`,
+    `    "per-invocation": ${totalJson(doc.totals["per-invocation"])},`,
+    `    "grand": ${totalJson(doc.totals.grand)}`,
+    "  }",
+    "}",
+  ];
+  return lines.join("\n") + "\n";
+}

@@ -1,0 +1,106 @@
+/**
+ * Small file-system helpers for the scanner: OS error reasons, lossy-name detection and the
+ * `probe`/measure primitives. Every function here is synchronous and never throws for an I/O error.
+ *
+ * @module
+ */
+
+import {
+  closeSync,
+  fstatSync,
+  lstatSync,
+  openSync,
+  readFileSync,
+  type Stats,
+  statSync,
+} from "node:fs";
+
+const REASONS: Record<string, string> = {
+  EACCES: "Permission denied",
+  EPERM: "Operation not permitted",
+  ENOENT: "No such file or directory",
+  ENOTDIR: "Not a directory",
+  EISDIR: "Is a directory",
+  ELOOP: "Too many levels of symbolic links",
+  EIO: "Input/output error",
+  ENAMETOOLONG: "File name too long",
+  EMFILE: "Too many open files",
+  ENFILE: "Too many open files in system",
+};
+
+/** The error code of a Node-style error (`EACCES`…), or `undefined`. */
+export function errorCode(e: unknown): string | undefined {
+  const code = (e as { code?: unknown } | null)?.code;
+  return typeof code === "string" ? code : undefined;
+}
+
+/** The OS reason text for an error, like `strerror` (`Permission denied`). */
+export function osReason(e: unknown): string {
+  const code = errorCode(e);
+  if (code !== undefined) return REASONS[code] ?? code;
+  return e instanceof Error ? e.message.split("\n")[0] : String(e);
+}
+
+/** True for the errors that mean "nothing is there" (not found / a component is not a directory). */
+export function isAbsent(e: unknown): boolean {
+  const code = errorCode(e);
+  return code === "ENOENT" || code === "ENOTDIR";
+}
+
+/**
+ * True when `path` came from a name the runtime decoded lossily (invalid UTF-8 replaced by U+FFFD):
+ * such a path contains U+FFFD and does not exist under that spelling.
+ */
+export function isLossyPath(path: string): boolean {
+  if (!path.includes("\uFFFD")) return false;
+  try {
+    lstatSync(path);
+    return false;
+  } catch {
+    return true;
+  }
+}
+
+/** `stat` following links, or the error. */
+export function statOrError(path: string): Stats | { error: unknown } {
+  try {
+    return statSync(path);
+  } catch (e) {
+    return { error: e };
+  }
+}
+
+/** `lstat`, or `undefined` on any error. */
+export function lstatOrUndefined(path: string): Stats | undefined {
+  try {
+    return lstatSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
+/** What reading a file produced: its size and (when asked for) its bytes, or the OS reason. */
+export type FileRead =
+  | { ok: true; size: number; content?: Uint8Array }
+  | { ok: false; reason: string };
+
+/**
+ * Open `path` (known to be a regular file) and take its size, plus its bytes when `content` is set.
+ * Opening proves readability even when only the size is needed.
+ */
+export function readFileMeasure(path: string, content: boolean): FileRead {
+  try {
+    if (content) {
+      const bytes = readFileSync(path);
+      return { ok: true, size: bytes.length, content: bytes };
+    }
+    const fd = openSync(path, "r");
+    try {
+      return { ok: true, size: fstatSync(fd).size };
+    } finally {
+      closeSync(fd);
+    }
+  } catch (e) {
+    return { ok: false, reason: osReason(e) };
+  }
+}

@@ -1,0 +1,215 @@
+/**
+ * The scanner's walk primitives (§3.1): physical and followed recursive walks, the one-level `list`,
+ * the prune list and the cycle guard. Paths are logical: start + `/` + the entry names descended.
+ *
+ * A walk never throws for an I/O error; it reports problems in occurrence order and lets its caller
+ * decide what they become (issues, or stderr warnings for the broad root walk).
+ *
+ * @module
+ */
+
+import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
+import { isLossyPath, osReason } from "./fsutil.ts";
+
+/** Directory names no root, instruction or reference walk enters (memory walks ignore the list). */
+export const PRUNE_NAMES: ReadonlySet<string> = new Set([
+  ".git",
+  "node_modules",
+  "dist",
+  "build",
+  ".next",
+  "vendor",
+  ".codex",
+  "tmp",
+  "web",
+  "plugins",
+  "projects",
+  ".template-baseline",
+  "backups",
+  "reports",
+  "worktrees",
+]);
+
+/** Something a walk could not do. */
+export type WalkProblem =
+  | { kind: "unreadable"; path: string; reason: string }
+  | { kind: "loop"; path: string; ancestor: string }
+  | { kind: "lossy"; path: string };
+
+/** The one-line description of a problem (the non-contractual §7 wording). */
+export function problemLine(problem: WalkProblem): string {
+  switch (problem.kind) {
+    case "unreadable":
+      return `'${problem.path}': ${problem.reason}`;
+    case "loop":
+      return `File system loop detected; '${problem.path}' is part of the same file system loop as '${problem.ancestor}'.`;
+    case "lossy":
+      return `'${problem.path}': name is not valid UTF-8`;
+  }
+}
+
+/**
+ * Decides, per directory, what the walk collects. `C` is a per-directory context (e.g. which
+ * interesting components lie between the start and this directory).
+ */
+export interface WalkVisitor<C> {
+  /** Context of a child directory named `name` of a directory with context `parent`. */
+  child(parent: C, name: string): C;
+  /** Called for each regular file; return true when the file would become a row (it is collected). */
+  file(path: string, name: string, context: C): boolean;
+}
+
+/** How to walk. */
+export interface WalkOptions {
+  /** Follow links (followed walk) instead of ignoring link entries (physical walk). */
+  follow: boolean;
+  /** Apply {@linkcode PRUNE_NAMES} to directories strictly below the start. */
+  prune: boolean;
+}
+
+/** What a walk collected. */
+export interface WalkResult {
+  /** Paths the visitor accepted, in discovery order (callers sort). */
+  files: string[];
+  /** Problems in occurrence order. */
+  problems: WalkProblem[];
+}
+
+interface Frame {
+  dev: number;
+  ino: number;
+  path: string;
+}
+
+/**
+ * Walk the directory `start` (entered even when it is a link) recursively. The caller has checked
+ * that `start` resolves to a directory; `startStat` is its `stat` (links followed).
+ *
+ * @example
+ * ```ts ignore
+ * const { files } = walk("/r/rules", statSync("/r/rules"), { follow: true, prune: true }, {
+ *   child: () => null,
+ *   file: (_p, name) => name.endsWith(".md"),
+ * }, null);
+ * ```
+ */
+export function walk<C>(
+  start: string,
+  startStat: Stats,
+  options: WalkOptions,
+  visitor: WalkVisitor<C>,
+  context: C,
+): WalkResult {
+  const files: string[] = [];
+  const problems: WalkProblem[] = [];
+  const chain: Frame[] = [{ dev: startStat.dev, ino: startStat.ino, path: start }];
+
+  const enter = (dir: string, ctx: C): void => {
+    let entries: Dirent[];
+    try {
+      entries = readdirSync(dir, { withFileTypes: true });
+    } catch (e) {
+      problems.push(
+        isLossyPath(dir)
+          ? { kind: "lossy", path: dir }
+          : { kind: "unreadable", path: dir, reason: osReason(e) },
+      );
+      return;
+    }
+    for (const entry of entries) {
+      const name = entry.name;
+      const path = `${dir}/${name}`;
+      if (entry.isFile()) {
+        acceptFile(path, name, ctx);
+      } else if (entry.isDirectory()) {
+        if (options.prune && PRUNE_NAMES.has(name)) continue;
+        let st: Stats;
+        try {
+          st = statSync(path);
+        } catch (e) {
+          problems.push(
+            isLossyPath(path)
+              ? { kind: "lossy", path }
+              : { kind: "unreadable", path, reason: osReason(e) },
+          );
+          continue;
+        }
+        descend(path, st, visitor.child(ctx, name));
+      } else if (entry.isSymbolicLink() && options.follow) {
+        let st: Stats;
+        try {
+          st = statSync(path);
+        } catch {
+          if (isLossyPath(path)) problems.push({ kind: "lossy", path });
+          continue; // dangling link: silently ignored
+        }
+        if (st.isDirectory()) {
+          if (options.prune && PRUNE_NAMES.has(name)) continue;
+          descend(path, st, visitor.child(ctx, name));
+        } else if (st.isFile()) {
+          acceptFile(path, name, ctx);
+        }
+      }
+    }
+  };
+
+  const acceptFile = (path: string, name: string, ctx: C): void => {
+    if (!visitor.file(path, name, ctx)) return;
+    if (name.includes("\uFFFD") && isLossyPath(path)) problems.push({ kind: "lossy", path });
+    else files.push(path);
+  };
+
+  const descend = (path: string, st: Stats, ctx: C): void => {
+    for (const frame of chain) {
+      if (frame.dev === st.dev && frame.ino === st.ino) {
+        problems.push({ kind: "loop", path, ancestor: frame.path });
+        return;
+      }
+    }
+    chain.push({ dev: st.dev, ino: st.ino, path });
+    enter(path, ctx);
+    chain.pop();
+  };
+
+  enter(start, context);
+  return { files, problems };
+}
+
+/** What {@linkcode listDirectory} found. */
+export interface ListResult {
+  /** Paths of non-hidden entries that are regular files after following links (unsorted). */
+  files: string[];
+  /** Problems (unreadable directory, lossy names). */
+  problems: WalkProblem[];
+}
+
+/** list(d): the direct, non-hidden entries of `dir` that are regular files after following links. */
+export function listDirectory(dir: string): ListResult {
+  const files: string[] = [];
+  const problems: WalkProblem[] = [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(dir, { withFileTypes: true });
+  } catch (e) {
+    problems.push({ kind: "unreadable", path: dir, reason: osReason(e) });
+    return { files, problems };
+  }
+  for (const entry of entries) {
+    if (entry.name.startsWith(".")) continue;
+    const path = `${dir}/${entry.name}`;
+    let regular = entry.isFile();
+    if (!regular && entry.isSymbolicLink()) {
+      try {
+        regular = statSync(path).isFile();
+      } catch {
+        regular = false;
+      }
+    }
+    if (entry.name.includes("\uFFFD") && (regular || entry.isSymbolicLink()) && isLossyPath(path)) {
+      problems.push({ kind: "lossy", path });
+    } else if (regular) {
+      files.push(path);
+    }
+  }
+  return { files, problems };
+}
