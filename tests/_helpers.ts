@@ -6,7 +6,7 @@
  * @module
  */
 
-import { mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
@@ -199,3 +199,60 @@ export function lines(text: string): string[] {
 
 /** True when tests run as root (permission-denied fixtures cannot be built then). */
 export const IS_ROOT = Deno.uid?.() === 0;
+
+/** The uid/gid {@linkcode runToolAsUser} switches to when tests run as root (`nobody`). */
+export const UNPRIVILEGED_ID = 65534;
+
+/** A fresh temp directory others may enter and read (mode 0755): fixtures for unprivileged runs. */
+export function makeSharedTempDir(prefix = "ctxkit-shared-"): string {
+  const dir = makeTempDir(prefix);
+  chmodSync(dir, 0o755);
+  return dir;
+}
+
+let sharedDenoDir: string | undefined;
+let sharedHome: string | undefined;
+
+/**
+ * Run `tool` like {@linkcode runTool}, but as an unprivileged user, so "unreadable" fixtures
+ * (chmod 000) really are unreadable. As root it goes through
+ * `setpriv --reuid=65534 --regid=65534 --clear-groups`, with a world-writable DENO_DIR and a
+ * world-readable temp HOME; as an ordinary user it runs directly. Fixture directories must be
+ * traversable by others (see {@linkcode makeSharedTempDir}).
+ *
+ * @example
+ * ```ts ignore
+ * const root = makeSharedTempDir();
+ * const r = runToolAsUser("context-scan", ["--root", root]);
+ * ```
+ */
+export function runToolAsUser(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
+  if (!IS_ROOT) return runTool(tool, args, options);
+  if (sharedDenoDir === undefined) {
+    sharedDenoDir = makeTempDir("ctxkit-denodir-");
+    chmodSync(sharedDenoDir, 0o777);
+  }
+  sharedHome ??= makeSharedTempDir("ctxkit-home-");
+  const cwd = options.cwd ?? makeSharedTempDir("ctxkit-cwd-");
+  const env = buildEnv({ HOME: sharedHome, DENO_DIR: sharedDenoDir, PWD: cwd, ...options.env });
+  const id = String(UNPRIVILEGED_ID);
+  const result = spawnSync(
+    "setpriv",
+    [
+      `--reuid=${id}`,
+      `--regid=${id}`,
+      "--clear-groups",
+      Deno.execPath(),
+      ...commandFor(tool, options),
+      ...args,
+    ],
+    { cwd, env, input: options.stdin, maxBuffer: 1 << 30 },
+  );
+  const stdoutBytes = new Uint8Array(result.stdout ?? new Uint8Array());
+  return {
+    code: result.status ?? 128,
+    stdout: new TextDecoder().decode(stdoutBytes),
+    stderr: new TextDecoder().decode(result.stderr ?? new Uint8Array()),
+    stdoutBytes,
+  };
+}
