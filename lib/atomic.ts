@@ -8,6 +8,7 @@
 import {
   closeSync,
   constants,
+  fchmodSync,
   fsyncSync,
   lstatSync,
   openSync,
@@ -24,6 +25,8 @@ export interface AtomicWriteOptions {
   mode?: number;
   /** Throw instead of replacing when the destination is a symbolic link (default `true`). */
   refuseSymlink?: boolean;
+  /** Apply `mode` exactly (`fchmod`), not filtered by the umask (default `false`). */
+  exactMode?: boolean;
 }
 
 /** Thrown by {@linkcode writeFileAtomic} when the destination is a symbolic link. */
@@ -65,7 +68,7 @@ export function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): void {
-  const { mode = 0o600, refuseSymlink = true } = options;
+  const { mode = 0o600, refuseSymlink = true, exactMode = false } = options;
   if (refuseSymlink && isSymlink(path)) throw new SymlinkRefusedError(path);
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const temp = `${dirname(path)}/${tempPrefix(path)}${Deno.pid}-${randomBytes(6).toString("hex")}`;
@@ -75,6 +78,7 @@ export function writeFileAtomic(
     mode,
   );
   try {
+    if (exactMode) fchmodSync(fd, mode);
     let offset = 0;
     while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
     fsyncSync(fd);
