@@ -121,7 +121,7 @@ export function malformedLedgerMessage(ledgerArg: string, line: number, why: str
 }
 
 /** How one miss was decided: the first covering row, or none. */
-export interface MissCoverage {
+export interface MissDecision {
   /** The missing token (`<prefix>:<text>`). */
   readonly token: string;
   /** The first row of the file that covers it; `undefined` = uncovered. */
@@ -165,7 +165,7 @@ export function coverMisses(
   misses: readonly string[],
   rows: readonly LedgerRow[],
   inputs: CoverageInputs,
-): MissCoverage[] {
+): MissDecision[] {
   const rangeCache = new Map<LedgerRow, Set<string>>();
   const rangeOf = (row: LedgerRow): Set<string> => {
     let set = rangeCache.get(row);
@@ -186,17 +186,15 @@ export function coverMisses(
 }
 
 /** The `LEDGERED:` / `UNCOVERED:` line of one decided miss. */
-export function coverageLine(c: MissCoverage): string {
+export function coverageLine(c: MissDecision): string {
   return c.row === undefined
     ? `UNCOVERED: ${c.token}`
     : `LEDGERED: ${c.token} (row ${c.row.line}: ${c.row.range} -> ${c.row.survivor})`;
 }
 
-/** The gate line that follows the coverage lines of a file with misses. */
-export function ledgerGateLine(coverage: readonly MissCoverage[]): string {
-  return coverage.every((c) => c.row !== undefined)
-    ? "GATE: PASS (every miss ledgered)"
-    : "GATE: FAIL";
+/** True when every miss found a covering row (`GATE: PASS (every miss ledgered)`). */
+export function allLedgered(decisions: readonly MissDecision[]): boolean {
+  return decisions.every((d) => d.row !== undefined);
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -275,6 +273,11 @@ export class LedgerIndex {
     return this.#rows.filter((r) => sameLedgerFile(r.resolved, fileLogical)).map((r) => r.row);
   }
 
+  /** The logical absolute path of a command-line file argument (no `~` expansion: the shell did it). */
+  argumentPath(arg: string): string {
+    return normalizeLexical(arg, this.#cwd);
+  }
+
   /** Resolve a survivor as written to an absolute logical path. */
   survivorPath(survivor: string): string {
     return resolveLedgerPath(survivor, this.#cwd, this.#home);
@@ -303,5 +306,48 @@ export function survivorTokenLookup(
     }
     cache.set(path, tokens);
     return tokens;
+  };
+}
+
+/** The token functions of one alphabet, as the ledger needs them. */
+export interface LedgerAlphabet {
+  /** Tokens of one line. */
+  lineTokens(line: string): Iterable<string>;
+  /** Token set of a whole file's bytes. */
+  fileTokens(bytes: Uint8Array): ReadonlySet<string>;
+  /** A file's lines as the token reader splits them (§3.1). */
+  lines(bytes: Uint8Array): readonly string[];
+}
+
+/** The verdict on one file's misses: the lines to print after them and whether all are covered. */
+export interface LedgerVerdict {
+  /** `LEDGERED:` / `UNCOVERED:` lines, one per miss, in miss order. */
+  lines: string[];
+  /** True when every miss is ledgered. */
+  covered: boolean;
+}
+
+/**
+ * Bind a validated ledger to one verify run: `cover(target, snapshotCopy, misses)` judges a file's
+ * misses against its rows (matched through the argument as typed), the snapshot copy's lines and the
+ * survivors' current tokens.
+ */
+export function ledgerCoverage(
+  rows: readonly LedgerRow[],
+  alphabet: LedgerAlphabet,
+  index: LedgerIndex = new LedgerIndex(rows),
+): {
+  cover(target: { arg: string }, snapshotCopy: string, misses: readonly string[]): LedgerVerdict;
+} {
+  const survivorTokens = survivorTokenLookup(index, (bytes) => alphabet.fileTokens(bytes));
+  return {
+    cover(target, snapshotCopy, misses) {
+      const decisions = coverMisses(misses, index.rowsFor(index.argumentPath(target.arg)), {
+        snapshotLines: alphabet.lines(readFileSync(snapshotCopy)),
+        lineTokens: (line) => alphabet.lineTokens(line),
+        survivorTokens,
+      });
+      return { lines: decisions.map(coverageLine), covered: allLedgered(decisions) };
+    },
   };
 }

@@ -3,9 +3,10 @@ import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from
 import { join } from "node:path";
 import { tmpdir } from "node:os";
 import {
+  allLedgered,
   coverageLine,
   coverMisses,
-  ledgerGateLine,
+  ledgerCoverage,
   LedgerIndex,
   ledgerLines,
   type LedgerRow,
@@ -111,8 +112,8 @@ Deno.test("coverMisses: `-`, survivor carrying the token, first matching row", (
     "LEDGERED: build.sh (row 3: 3 -> style.md)",
     "UNCOVERED: gone",
   ]);
-  assert.equal(ledgerGateLine(coverage), "GATE: FAIL");
-  assert.equal(ledgerGateLine(coverage.slice(0, 2)), "GATE: PASS (every miss ledgered)");
+  assert.equal(allLedgered(coverage), false);
+  assert.equal(allLedgered(coverage.slice(0, 2)), true);
 });
 
 Deno.test("coverMisses: missing survivor, range without the token, no rows", () => {
@@ -196,4 +197,38 @@ Deno.test("loadLedger: missing file and malformed rows die with exit 2", () => {
   dies(join(root, "l.tsv"), `❌ malformed ledger row ${join(root, "l.tsv")}:2: empty path`);
   writeFileSync(join(root, "ok.tsv"), "a\t1\t-\r\n");
   assert.equal(loadLedger(join(root, "ok.tsv")).length, 1);
+});
+
+Deno.test("ledgerCoverage: binds rows, snapshot copy and survivors for the stage", () => {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "ledger-")));
+  writeFileSync(join(root, "copy.md"), "one\ntwo three\nfour\n");
+  writeFileSync(join(root, "S.md"), "three\n");
+  const text = (b: Uint8Array) => new TextDecoder().decode(b);
+  const alphabet = {
+    lineTokens: words,
+    fileTokens: (b: Uint8Array) => new Set(words(text(b))),
+    lines: (b: Uint8Array) => text(b).split("\n").slice(0, -1),
+  };
+  const rows = validateLedger(
+    "F.md\t2\tS.md\tmoved\nF.md\t2-3\t-\nG.md\t1\t-\nsub/../F.md\t1\tS.md\n",
+  );
+  assert.ok(rows.ok);
+  const cover = ledgerCoverage(rows.rows, alphabet, new LedgerIndex(rows.rows, root, "/h"));
+  assert.deepEqual(cover.cover({ arg: "./F.md" }, join(root, "copy.md"), ["one", "three", "two"]), {
+    lines: [
+      "UNCOVERED: one",
+      "LEDGERED: three (row 1: 2 -> S.md)",
+      "LEDGERED: two (row 2: 2-3 -> -)",
+    ],
+    covered: false,
+  });
+  assert.deepEqual(cover.cover({ arg: join(root, "F.md") }, join(root, "copy.md"), ["four"]), {
+    lines: ["LEDGERED: four (row 2: 2-3 -> -)"],
+    covered: true,
+  });
+  // Rows of another file never cover this one.
+  assert.deepEqual(cover.cover({ arg: "H.md" }, join(root, "copy.md"), ["one"]), {
+    lines: ["UNCOVERED: one"],
+    covered: false,
+  });
 });
