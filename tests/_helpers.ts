@@ -84,6 +84,18 @@ function buildEnv(extra: Record<string, string | undefined> = {}): Record<string
   return out;
 }
 
+/**
+ * `[program, args]` that run `command` with exactly `env` and nothing inherited. Deno's
+ * `node:child_process` merges a given `env` into the parent's environment instead of replacing
+ * it, so isolation goes through `env -i`.
+ */
+export function isolatedCommand(
+  env: Record<string, string>,
+  command: string[],
+): [string, string[]] {
+  return ["env", ["-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command]];
+}
+
 function commandFor(tool: Tool, options: RunOptions): string[] {
   const cmd = toolCommand(tool);
   if (options.permissions) cmd.splice(1, 1, ...options.permissions);
@@ -103,7 +115,12 @@ function commandFor(tool: Tool, options: RunOptions): string[] {
 export function runTool(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
-  const result = spawnSync(Deno.execPath(), [...commandFor(tool, options), ...args], {
+  const [program, programArgs] = isolatedCommand(env, [
+    Deno.execPath(),
+    ...commandFor(tool, options),
+    ...args,
+  ]);
+  const result = spawnSync(program, programArgs, {
     cwd,
     env,
     input: options.stdin,
@@ -127,7 +144,12 @@ export function runToolAsync(
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
   return new Promise((resolve) => {
-    const child = spawn(Deno.execPath(), [...commandFor(tool, options), ...args], { cwd, env });
+    const [program, programArgs] = isolatedCommand(env, [
+      Deno.execPath(),
+      ...commandFor(tool, options),
+      ...args,
+    ]);
+    const child = spawn(program, programArgs, { cwd, env });
     const out: Uint8Array[] = [];
     const err: Uint8Array[] = [];
     child.stdout.on("data", (c: Uint8Array) => out.push(c));
@@ -236,18 +258,21 @@ export function runToolAsUser(tool: Tool, args: string[], options: RunOptions = 
   const cwd = options.cwd ?? makeSharedTempDir("ctxkit-cwd-");
   const env = buildEnv({ HOME: sharedHome, DENO_DIR: sharedDenoDir, PWD: cwd, ...options.env });
   const id = String(UNPRIVILEGED_ID);
-  const result = spawnSync(
+  const [program, programArgs] = isolatedCommand(env, [
     "setpriv",
-    [
-      `--reuid=${id}`,
-      `--regid=${id}`,
-      "--clear-groups",
-      Deno.execPath(),
-      ...commandFor(tool, options),
-      ...args,
-    ],
-    { cwd, env, input: options.stdin, maxBuffer: 1 << 30 },
-  );
+    `--reuid=${id}`,
+    `--regid=${id}`,
+    "--clear-groups",
+    Deno.execPath(),
+    ...commandFor(tool, options),
+    ...args,
+  ]);
+  const result = spawnSync(program, programArgs, {
+    cwd,
+    env,
+    input: options.stdin,
+    maxBuffer: 1 << 30,
+  });
   const stdoutBytes = new Uint8Array(result.stdout ?? new Uint8Array());
   return {
     code: result.status ?? 128,

@@ -4,7 +4,8 @@
  * @module
  */
 
-import { symlinkSync } from "node:fs";
+import { mkdirSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { dirname } from "node:path";
 import { makeTempDir, type RunOptions, type RunResult, runTool, writeTree } from "./_helpers.ts";
 import { type ScanDocument, ScanDocumentSchema } from "../lib/scan/schema.ts";
@@ -118,6 +119,22 @@ export function scan(args: string[], options: RunOptions = {}): ScanRun {
 
 /** Create a symlink, making its parent directory first. */
 export function link(target: string, path: string): void {
-  writeTree(dirname(path), {});
+  mkdirSync(dirname(path), { recursive: true });
   symlinkSync(target, path);
+}
+
+/**
+ * Create `<dir>/<name>` where `name` is a printf format with octal escapes (e.g. `bad\\377.md`), so
+ * the name can hold bytes that are not valid UTF-8 (Deno's fs APIs only take valid strings).
+ */
+export function writeRawName(dir: string, name: string, content: string): void {
+  const r = spawnSync("bash", [
+    "-c",
+    'printf "%s" "$3" > "$1/$(printf "$2")"',
+    "_",
+    dir,
+    name,
+    content,
+  ]);
+  if (r.status !== 0) throw new Error(`cannot create raw name ${name} in ${dir}`);
 }
