@@ -13,6 +13,7 @@ import { parseAlphabet, type TokenAlphabet } from "../lib/guard/tokens.ts";
 import { snapshot } from "../lib/guard/commands/snapshot.ts";
 import { verify } from "../lib/guard/commands/verify.ts";
 import { list, restore, rollback } from "../lib/guard/commands/restore.ts";
+import { stateMain } from "../lib/guard/state.ts";
 
 const HELP = `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
@@ -162,8 +163,9 @@ function main(args: readonly string[]): number {
     case "list":
       list(roots, reporter);
       return 0;
+    case "state":
+      return stateMain(rest);
     case "verify-deleted": // G2: lib/guard/verify_deleted.ts
-    case "state": // G2: stateMain from lib/guard/state.ts
     default:
       die(`❌ not implemented yet: ${command}`);
   }

@@ -17,10 +17,11 @@ import { ArgCursor } from "../args.ts";
 import { CtxkitError, die } from "../exit.ts";
 import { writeOut } from "../io.ts";
 import { jsonString } from "../json.ts";
-import { envValue, globalRoot, logicalCwd, normalizeLexical } from "../paths.ts";
+import { globalRoot } from "../paths.ts";
 import { compareUtf8 } from "../sort.ts";
 import { ScanDocumentSchema, ScanRowSchema, ScanTotalSchema } from "../scan/schema.ts";
 import { ledgerLines } from "./ledger.ts";
+import { projectRoot } from "./roots.ts";
 
 // ---------------------------------------------------------------------------------------------
 // Input: the two scan documents
@@ -460,12 +461,6 @@ export function parseStateArgs(args: readonly string[]): StateOptions {
     }
   }
   return options;
-}
-
-/** The project root `P` (§2.2): `CLAUDE_PROJECT_DIR` if non-empty, else the logical cwd, lexically normalised. */
-function projectRoot(): string {
-  const cwd = logicalCwd();
-  return normalizeLexical(envValue("CLAUDE_PROJECT_DIR") ?? cwd, cwd);
 }
 
 /** The state file path: `--out` if non-empty, else `<root>/.claude/brewtools/context-slim/state.json`. */
