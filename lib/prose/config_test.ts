@@ -1,0 +1,104 @@
+import assert from "node:assert/strict";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { tmpdir } from "node:os";
+import {
+  defaultConfig,
+  loadConfig,
+  loopbackOrigin,
+  parseConfigText,
+  parseDuration,
+} from "./config.ts";
+
+Deno.test("durations: 1s to 30d, strict syntax", () => {
+  assert.equal(parseDuration("1s"), 1000);
+  assert.equal(parseDuration("30d"), 30 * 86_400_000);
+  assert.equal(parseDuration("720h"), 30 * 86_400_000);
+  for (const bad of ["0s", "31d", "1w", "01m", "1.5h", "", "1234567s", " 1h"]) {
+    assert.equal(parseDuration(bad), null, bad);
+  }
+});
+
+Deno.test("defaults", () => {
+  const c = defaultConfig();
+  assert.equal(c.level, "full");
+  assert.equal(c.ttl, "block");
+  assert.equal(c.turns, 1);
+  assert.equal(c.sessionCap, "12h");
+  assert.deepEqual(c.trigger, {
+    enabled: false,
+    caseInsensitive: true,
+    pattern: "prose|prosa|plain|normal mode|modo normal|普通|普通模式",
+  });
+  assert.deepEqual(c.autoClarity, { enabled: true, level: "full", turns: 1, for: "15m" });
+  assert.deepEqual(c.backend, { url: null });
+});
+
+Deno.test("JSONC: comments, trailing commas, $schema", () => {
+  const r = parseConfigText(
+    '// top\n{ "$schema": "x", "level": "minimal", /* c */ "trigger": { "enabled": true, }, }\n',
+    "c.json",
+  );
+  assert.equal(r.ok && r.config.level, "minimal");
+  assert.equal(r.ok && r.config.trigger.enabled, true);
+  assert.equal(r.ok && r.config.trigger.caseInsensitive, true);
+  assert.equal(parseConfigText("  \n", "c.json").ok, true);
+});
+
+Deno.test("errors name the field, sanitized", () => {
+  const cases: [string, string][] = [
+    ['{"level": "full",\n  "ttl": }', "(syntax)"],
+    ['{"levle": "full"}', "levle"],
+    ['{"\\u001b[31mevil": 1}', "evil"],
+    ['{"trigger": {"pattern": "("}}', "trigger.pattern"],
+    ['{"trigger": {"pattern": ""}}', "trigger.pattern"],
+    ['{"autoClarity": {"for": "2h"}}', "autoClarity.for"],
+    ['{"autoClarity": {"turns": 11}}', "autoClarity.turns"],
+    ['{"turns": 0}', "turns"],
+    ['{"level": "off"}', "level"],
+    ['{"backend": {"url": "http://10.0.0.5:31415"}}', "backend.url"],
+    ['{"backend": {"url": "http://127.0.0.1:1/api"}}', "backend.url"],
+    ['{"sessionCap": "40d"}', "sessionCap"],
+    ["[1]", "(root)"],
+  ];
+  for (const [text, field] of cases) {
+    const r = parseConfigText(text, "c.json");
+    assert.equal(r.ok, false, text);
+    assert.equal(!r.ok && r.field, field, text);
+    assert.equal(!r.ok && r.message.includes("\x1b"), false);
+  }
+  const syntax = parseConfigText('{"level": "full",\n  "ttl": }', "c.json");
+  assert.equal(!syntax.ok && syntax.message, "c.json:2:10: ValueExpected");
+});
+
+Deno.test("loopback origins", () => {
+  assert.equal(loopbackOrigin("http://localhost:31415/"), "http://localhost:31415");
+  assert.equal(loopbackOrigin("http://[::1]:8080"), "http://[::1]:8080");
+  for (
+    const bad of [
+      "https://127.0.0.1",
+      "http://127.0.0.2",
+      "http://u:p@localhost",
+      "http://localhost/x",
+      "http://localhost?q",
+      "nope",
+    ]
+  ) {
+    assert.equal(loopbackOrigin(bad), null, bad);
+  }
+});
+
+Deno.test("loadConfig: missing → defaults, symlink allowed, oversize and directories named (file)", () => {
+  const r = realpathSync(mkdtempSync(join(tmpdir(), "prose-cfg-")));
+  assert.equal(loadConfig({ root: r }).ok, true);
+  mkdirSync(join(r, "prose"));
+  writeFileSync(join(r, "real.json"), '{"level":"minimal"}');
+  symlinkSync(join(r, "real.json"), join(r, "prose", "config.json"));
+  const linked = loadConfig({ root: r });
+  assert.equal(linked.ok && linked.config.level, "minimal");
+  const r2 = realpathSync(mkdtempSync(join(tmpdir(), "prose-cfg-")));
+  mkdirSync(join(r2, "prose"));
+  writeFileSync(join(r2, "prose", "config.json"), " ".repeat(65 * 1024));
+  const big = loadConfig({ root: r2 });
+  assert.equal(!big.ok && big.field, "(file)");
+});
