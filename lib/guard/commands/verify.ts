@@ -11,7 +11,8 @@ import { resolveBackup } from "../backups.ts";
 import type { Reporter } from "../report.ts";
 import { type GuardRoots, type Layer, layerRoot } from "../roots.ts";
 import { type MissCoverage, stageVerify, type StageVerifyResult } from "../stage.ts";
-import type { TokenAlphabet } from "../tokens.ts";
+import { decodeText, lineTokens, splitLines, type TokenAlphabet, tokenSet } from "../tokens.ts";
+import { ledgerCoverage as bindLedger, loadLedger } from "../ledger.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 
 /** Inputs of {@linkcode verify}. */
@@ -46,18 +47,20 @@ export interface VerifyResult {
   exitCode: number;
 }
 
-// ============================================================================================
-// LEDGER HOOK (§7.5) — G2 implements ledger validation and coverage here. It receives the parsed
-// `--ledger` value (undefined when absent) and the alphabet, runs the §7.4 step 2 checks
-// (`❌ no such ledger file: <L>`, malformed rows) before any gate output, and returns the coverage
-// the stage applies to each file's misses (undefined = plain §5.3 output).
-// ============================================================================================
+/**
+ * The `--ledger` coverage of §7.5: the file is checked and validated as a whole (§7.4 step 2) before
+ * any gate output; `undefined` without `--ledger` (plain §5.3 output).
+ */
 function ledgerCoverage(
   ledger: string | undefined,
-  _alphabet: TokenAlphabet,
+  alphabet: TokenAlphabet,
 ): MissCoverage | undefined {
   if (ledger === undefined) return undefined;
-  die("❌ not implemented yet: --ledger");
+  return bindLedger(loadLedger(ledger), {
+    lineTokens: (line) => lineTokens(line, alphabet),
+    fileTokens: (bytes) => tokenSet(bytes, alphabet),
+    lines: (bytes) => splitLines(decodeText(bytes)),
+  });
 }
 
 /** The run dir `verify` works on: `--run-dir`, else Resolve(selector or `last`, layer or any). */
