@@ -7,7 +7,14 @@
 
 import { ArgCursor } from "../args.ts";
 import { die } from "../exit.ts";
-import { type TierFilter, TierFilterSchema } from "./schema.ts";
+import type { TierFilter } from "./schema.ts";
+
+// A plain list, not the zod enum: the CLI parses no JSON, so the bundle needs no zod.
+const TIER_FILTERS: readonly string[] = ["all", "always-on", "per-spawn", "per-invocation"];
+
+function isTierFilter(value: string): value is TierFilter {
+  return TIER_FILTERS.includes(value);
+}
 
 /** The help text printed by `--help`, `-h` and `help` (14 lines). */
 export const SCAN_HELP =
@@ -68,9 +75,8 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
         break;
       case "--tier": {
         const value = args.value() ?? "";
-        const parsed = TierFilterSchema.safeParse(value);
-        if (!parsed.success) die(`❌ unknown tier: ${value}`);
-        tier = parsed.data;
+        if (!isTierFilter(value)) die(`❌ unknown tier: ${value}`);
+        tier = value;
         break;
       }
       case "--json":

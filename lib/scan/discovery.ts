@@ -46,7 +46,9 @@ export class Discovery {
 
   /** Record one issue for a walk's problems (none when there are none). */
   walkIssue(root: RootLabel, start: string, problems: WalkProblem[]): void {
-    if (problems.length > 0) this.issue(root, start, problems.map(problemLine).join("\n"));
+    // Directory listings come in OS order; sorting keeps the detail reproducible.
+    const lines = problems.map(problemLine).sort(compareUtf8);
+    if (lines.length > 0) this.issue(root, start, lines.join("\n"));
   }
 }
 
@@ -178,12 +180,13 @@ function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): Ro
     skills: false,
   });
   const issues: WalkProblem[] = [];
+  const unreadable: string[] = [];
   for (const problem of result.problems) {
-    if (problem.kind === "unreadable") {
-      out.warnings.push(`⚠️ skipped unreadable directory: ${problem.path}`);
-    } else {
-      issues.push(problem);
-    }
+    if (problem.kind === "unreadable") unreadable.push(problem.path);
+    else issues.push(problem);
+  }
+  for (const path of unreadable.sort(compareUtf8)) {
+    out.warnings.push(`⚠️ skipped unreadable directory: ${path}`);
   }
   // Lossy would-be rows were pushed to a class before the walk rejected them: keep only accepted.
   const accepted = new Set(result.files);
