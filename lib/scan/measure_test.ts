@@ -1,0 +1,100 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  descriptionBytes,
+  hookEstimate,
+  isPathScopedRule,
+  lineRanges,
+  tokensOf,
+} from "./measure.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+
+Deno.test("lineRanges: trailing newline adds no line, final unterminated run counts, \\r is a byte", () => {
+  const lines = (s: string) => [...lineRanges(enc(s))].map(([a, b]) => s.slice(a, b));
+  assert.deepEqual(lines(""), []);
+  assert.deepEqual(lines("a\n"), ["a"]);
+  assert.deepEqual(lines("a\n\nb"), ["a", "", "b"]);
+  assert.deepEqual(lines("a\r\n"), ["a\r"]);
+});
+
+Deno.test("tokensOf floors bytes/4", () => {
+  assert.deepEqual([0, 3, 4, 18, 99].map(tokensOf), [0, 0, 1, 4, 24]);
+});
+
+Deno.test("isPathScopedRule: §4.2 cases", () => {
+  const cases: [string, boolean][] = [
+    ["---\npaths: x\n---\n", true],
+    ["---\npaths:\n---\n", true],
+    ["---\r\npaths: x\r\n---\r\n", true],
+    ["--- \t\npaths: x\n", true],
+    ["---\nname: a\n---\npaths: x\n", false],
+    ["---\n  paths: x\n---\n", false],
+    ["---\nPaths: x\n---\n", false],
+    ["---\npathsx: x\n---\n", false],
+    ["\n---\npaths: x\n---\n", false],
+    ["----\npaths: x\n", false],
+    ["paths: x\n", false],
+    ["", false],
+    ["---", false],
+    ["---\x0b\x0c\npaths:", true],
+  ];
+  for (const [text, want] of cases) {
+    assert.equal(isPathScopedRule(enc(text)), want, JSON.stringify(text));
+  }
+});
+
+Deno.test("descriptionBytes: §4.3 table and edge cases", () => {
+  const cases: [string, number][] = [
+    ['---\ndescription: "Small helper"\n---\n', 15],
+    ["---\ndescription: |\n  Reviews diffs.\n  Flags risk.\n\nmodel: opus\n---\n", 32],
+    ["---\r\ndescription: ab\r\n---\r\n", 4],
+    ["---\ndescription: >-\n\tTabbed\n   spaced  \n\n\nname: x\n", 22],
+    ["---\ndescription: |\n  one\n---\n  two\n", 6],
+    ["---\nname: a\n---\ndescription: after\n", 0],
+    ["description: x", 2],
+    ["---\ndescription:\n", 1],
+    ["---\ndescription: a\ndescription: bbbb\n", 2],
+    ["---\ndescription: |+\n", 0],
+    ["---\ndescription: | text\n x\n", 3],
+    ["---\nDescription: x\n", 0],
+    ["---\ndescription: Привет\n", 13],
+  ];
+  for (const [text, want] of cases) {
+    assert.equal(descriptionBytes(enc(text)), want, JSON.stringify(text));
+  }
+});
+
+Deno.test("hookEstimate: §4.4 example and non-matching lines", () => {
+  const cases: [string, number][] = [
+    ['export const REMINDER_TEXT = "Run tests";\nconst X = 1;\nconst MAX_TRIES = 3;\n', 14],
+    ["const MAX = 3;\n", 2],
+    ["const MAX = 3;\r\n", 4],
+    ["const AB = ;\n", 1],
+    ['const AB = "a"; // c\n', 10],
+    ["const X = 1;\n", 0],
+    ["const A_B: string = 'x';\n", 0],
+    ["const AB='x';\n", 0],
+    ["let AB = 'x';\n", 0],
+    ["export  const AB = 'x';\n", 0],
+    ["  const AB = 'x';\n", 0],
+    ["const AB = \n", 0],
+    ["const A1_ = x", 2],
+    ["const aB = x\n", 0],
+    ["const AB = x = y;\n", 6],
+  ];
+  for (const [text, want] of cases) {
+    assert.equal(hookEstimate(enc(text)), want, JSON.stringify(text));
+  }
+});
+
+Deno.test("measurements never throw and stay within the file size (property)", () => {
+  fc.assert(
+    fc.property(fc.uint8Array({ maxLength: 300 }), (bytes) => {
+      const lineCount = [...lineRanges(bytes)].length;
+      assert.ok(descriptionBytes(bytes) <= bytes.length + lineCount);
+      assert.ok(hookEstimate(bytes) <= bytes.length + lineCount);
+      assert.equal(typeof isPathScopedRule(bytes), "boolean");
+    }),
+  );
+});

@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import {
+  mkdirSync,
+  mkdtempSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { listDirectory, problemLine, PRUNE_NAMES, walk, type WalkVisitor } from "./walk.ts";
+
+const md: WalkVisitor<null> = { child: () => null, file: (_p, name) => name.endsWith(".md") };
+
+function tree(): string {
+  const root = realpathSync(mkdtempSync(join(tmpdir(), "ctxkit-walk-")));
+  for (const dir of ["a/b", "build", "other"]) mkdirSync(`${root}/${dir}`, { recursive: true });
+  writeFileSync(`${root}/a/b/x.md`, "x");
+  writeFileSync(`${root}/build/y.md`, "y");
+  writeFileSync(`${root}/other/z.md`, "z");
+  symlinkSync(`${root}/other`, `${root}/a/linked`);
+  symlinkSync(`${root}/a`, `${root}/a/b/up`);
+  symlinkSync(`${root}/other/z.md`, `${root}/a/file.md`);
+  return root;
+}
+
+Deno.test("PRUNE_NAMES holds the 15 names", () => {
+  assert.equal(PRUNE_NAMES.size, 15);
+});
+
+Deno.test("followed walk: logical paths, links entered, cycles reported once per link, prune below start", () => {
+  const root = tree();
+  const start = `${root}/a`;
+  const result = walk(start, statSync(start), { follow: true, prune: true }, md, null);
+  assert.deepEqual(result.files.sort(), [
+    `${start}/b/x.md`,
+    `${start}/file.md`,
+    `${start}/linked/z.md`,
+  ]);
+  assert.deepEqual(result.problems.map(problemLine), [
+    `File system loop detected; '${start}/b/up' is part of the same file system loop as '${start}'.`,
+  ]);
+  const whole = walk(root, statSync(root), { follow: true, prune: true }, md, null);
+  assert.ok(!whole.files.includes(`${root}/build/y.md`));
+  // the start itself is never pruned
+  const build = walk(
+    `${root}/build`,
+    statSync(`${root}/build`),
+    { follow: true, prune: true },
+    md,
+    null,
+  );
+  assert.deepEqual(build.files, [`${root}/build/y.md`]);
+});
+
+Deno.test("physical walk: link entries neither entered nor counted", () => {
+  const root = tree();
+  const start = `${root}/a`;
+  const result = walk(start, statSync(start), { follow: false, prune: false }, md, null);
+  assert.deepEqual(result.files, [`${start}/b/x.md`]);
+  assert.deepEqual(result.problems, []);
+});
+
+Deno.test("listDirectory: one level, no dot-names, links to regular files counted", () => {
+  const root = tree();
+  writeFileSync(`${root}/a/.hidden`, "h");
+  const listed = listDirectory(`${root}/a`);
+  assert.deepEqual(listed.files, [`${root}/a/file.md`]);
+  assert.deepEqual(listDirectory(`${root}/missing`).problems.map((p) => p.kind), ["unreadable"]);
+});
