@@ -14,6 +14,7 @@ import { snapshot } from "../lib/guard/commands/snapshot.ts";
 import { verify } from "../lib/guard/commands/verify.ts";
 import { list, restore, rollback } from "../lib/guard/commands/restore.ts";
 import { stateMain } from "../lib/guard/state.ts";
+import { verifyDeletedMain } from "../lib/guard/verify_deleted.ts";
 
 const HELP = `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
@@ -165,7 +166,8 @@ function main(args: readonly string[]): number {
       return 0;
     case "state":
       return stateMain(rest);
-    case "verify-deleted": // G2: lib/guard/verify_deleted.ts
+    case "verify-deleted":
+      return verifyDeletedMain(rest, roots, reporter);
     default:
       die(`❌ not implemented yet: ${command}`);
   }
