@@ -80,3 +80,62 @@ export { type RestoreLabel, restoreRunDir, type RunDirRestore } from "./commands
 
 /** text-guard `checkpoint` (alias of {@linkcode stageCheckpoint}, §5.2). */
 export { stageCheckpoint as checkpoint } from "./stage.ts";
+
+// --- ledger, state, verify-deleted, extended alphabet (issue 4) ---
+export { EXT_PREFIXES, extractExtendedTokens } from "./tokens_ext.ts";
+export {
+  allLedgered,
+  type CoverageInputs,
+  coverageLine,
+  coverMisses,
+  type LedgerAlphabet,
+  ledgerCoverage,
+  LedgerIndex,
+  type LedgerLine,
+  ledgerLines,
+  type LedgerRow,
+  type LedgerValidation,
+  type LedgerVerdict,
+  loadLedger,
+  malformedLedgerMessage,
+  malformedReason,
+  type MissDecision,
+  parseLineRange,
+  rangeTokens,
+  resolveLedgerPath,
+  sameLedgerFile,
+  survivorTokenLookup,
+  validateLedger,
+} from "./ledger.ts";
+export {
+  achievedRatio,
+  buildStateDocument,
+  checkScanFile,
+  checkScanText,
+  localTimestamp,
+  parseJsonIntegerLiterals,
+  parseStateArgs,
+  pythonFloatRepr,
+  ratioToDouble,
+  renderStateDocument,
+  roundHalfEven,
+  type ScanCheck,
+  type ScanRejection,
+  type StateDocument,
+  type StateDrop,
+  stateDrops,
+  type StateFile,
+  stateFiles,
+  type StateInputs,
+  stateMain,
+  type StateOptions,
+  statePath,
+  type StateScanInput,
+} from "./state.ts";
+export {
+  parseVerifyDeletedArgs,
+  verifyDeleted,
+  verifyDeletedMain,
+  type VerifyDeletedOptions,
+  type VerifyDeletedResult,
+} from "./verify_deleted.ts";

@@ -26,12 +26,22 @@ import { projectRoot } from "./roots.ts";
 // ---------------------------------------------------------------------------------------------
 // Input: the two scan documents
 
+/** A context-scan document as `state` reads it: only the fields the ratchet needs. */
+export interface StateScanInput {
+  /** Discovery problems; always empty once validated. */
+  scan_issues: unknown[];
+  /** Inventory rows: non-empty path, non-negative integer token count. */
+  files: { path: string; tokens: number }[];
+  /** The grand total, equal to the sum of `files[].tokens`. */
+  totals: { grand: { tokens: number } };
+}
+
 /**
  * What `state` requires of a context-scan document, derived from the scan schema: only the fields
  * the ratchet reads are checked (others may be absent), `scan_issues` must be empty, paths non-empty,
  * and the grand total must equal the sum of the entries' `tokens`.
  */
-export const StateScanInputSchema = z.object({
+export const StateScanInputSchema: z.ZodType<StateScanInput> = z.object({
   scan_issues: ScanDocumentSchema.shape.scan_issues.max(0),
   files: z.array(
     ScanRowSchema.pick({ path: true, tokens: true }).extend({
@@ -49,8 +59,6 @@ export const StateScanInputSchema = z.object({
     });
   }
 });
-/** A scan document as `state` reads it. */
-export type StateScanInput = z.infer<typeof StateScanInputSchema>;
 
 /** Why a scan document was rejected: the `<reason>` of `State rejected: <path>: <reason>`. */
 export type ScanRejection = string;
@@ -154,10 +162,52 @@ export function checkScanFile(path: string): ScanCheck {
 // ---------------------------------------------------------------------------------------------
 // Output: the state document
 
+/** One `files` entry of the state document: a path's tokens summed per scan. */
+export interface StateFile {
+  /** The scanned path. */
+  path: string;
+  /** Its tokens in the before-scan (0 when absent there). */
+  before_tokens: number;
+  /** Its tokens in the after-scan (0 when absent there). */
+  after_tokens: number;
+}
+
+/** One `drops` entry of the state document: a ledger row, verbatim. */
+export interface StateDrop {
+  /** Ledger field 1. */
+  path: string;
+  /** Ledger field 2 (the line range as written). */
+  lines: string;
+  /** Ledger field 3. */
+  survivor: string;
+  /** Ledger field 4. */
+  reason: string;
+}
+
+/** The ratchet state document (key order = output order). */
+export interface StateDocument {
+  /** Always `1`. */
+  schema: 1;
+  /** Local write time, `YYYY-MM-DDTHH:MM:SS±HH:MM`. */
+  timestamp: string;
+  /** `--mode` as given. */
+  mode: string;
+  /** `--flags` as given, `""` when absent. */
+  flags: string;
+  /** Grand totals of both scans. */
+  totals: { before_tokens: number; after_tokens: number };
+  /** Savings in percent, 2 places. */
+  achieved_ratio_pct: number;
+  /** Every path of either scan, sorted. */
+  files: StateFile[];
+  /** The ledger rows. */
+  drops: StateDrop[];
+}
+
 const count = z.number().int().nonnegative();
 
 /** The state document `state` writes (and re-parses after writing). Key order is the writer's. */
-export const StateDocumentSchema = z.object({
+export const StateDocumentSchema: z.ZodType<StateDocument> = z.object({
   schema: z.literal(1),
   timestamp: z.string().regex(
     /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}$/,
@@ -174,12 +224,6 @@ export const StateDocumentSchema = z.object({
     reason: z.string(),
   })),
 });
-/** The ratchet state document. */
-export type StateDocument = z.infer<typeof StateDocumentSchema>;
-/** One `files` entry of the state document. */
-export type StateFile = StateDocument["files"][number];
-/** One `drops` entry of the state document. */
-export type StateDrop = StateDocument["drops"][number];
 
 /** Inputs of {@linkcode buildStateDocument}. */
 export interface StateInputs {
