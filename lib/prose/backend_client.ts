@@ -6,6 +6,7 @@
  * @module
  */
 
+import { writeErr, writeOut } from "../io.ts";
 import type { FlagRead } from "./flag_io.ts";
 import { renderValue, sanitize } from "./sanitize.ts";
 import type { ParseSchema, ReasonCode } from "./schema.ts";
@@ -356,4 +357,27 @@ export async function delegateSync(
       "PROSE-ERROR: code=backend-unreachable the mirror lives in the backend; start `prose serve`",
     ],
   };
+}
+
+/** A command the CLI delegates, in wire form (`status` is the GET). */
+export type DelegatedRequest = ToggleRequest | { action: "status"; json: boolean };
+
+/**
+ * Run a delegated command against the backend at `url` and print its lines. Returns the exit code
+ * when the backend gave the final answer (success or rejection), or `null` after printing the
+ * fallback line and warning, when the CLI must act on the flag file. `sync` never falls back: it has
+ * nothing to do locally, so an unreachable backend is rc 1.
+ */
+export async function runDelegation(
+  request: DelegatedRequest,
+  url: string,
+  timeoutMs: number = BACKEND_TIMEOUT_MS,
+): Promise<number | null> {
+  let result: Delegation | ({ rc: number } & DelegationLines);
+  if (request.action === "status") result = await delegateStatus(url, request.json, timeoutMs);
+  else if (request.action === "sync") result = await delegateSync(url, timeoutMs);
+  else result = await delegateToggle(url, request.action, request, timeoutMs);
+  writeOut(...result.out);
+  writeErr(...result.err);
+  return "rc" in result ? result.rc : null;
 }

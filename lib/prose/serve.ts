@@ -12,7 +12,7 @@ import { CtxkitError } from "../exit.ts";
 import { writeErr, writeOut } from "../io.ts";
 import { MirrorError, ProseMirror } from "./mirror.ts";
 import { readWorkerJson, resolvePort } from "./server_port.ts";
-import { createProseHandler } from "./server.ts";
+import { createProseHandler, type MirrorStore } from "./server.ts";
 import { loadConfig } from "./config.ts";
 import { type ProseOptions, ProseRootError, resolvePaths } from "./paths.ts";
 import { renderValue, sanitize } from "./sanitize.ts";
@@ -68,15 +68,14 @@ export class ServeStartError extends Error {
  * await server.shutdown();
  * ```
  */
-export function startProseServer(options: StartOptions): Promise<RunningServer> {
-  let mirror: ProseMirror;
-  try {
-    mirror = ProseMirror.open(options.dbPath);
-  } catch (e) {
-    if (e instanceof MirrorError) throw new ServeStartError("db", sanitize(e.message));
-    throw e;
-  }
-  const ctx = { port: options.port, opts: options.opts ?? {}, mirror };
+export async function startProseServer(options: StartOptions): Promise<RunningServer> {
+  // Bind first: a busy port then leaves no database file behind. No request can run before the
+  // mirror is set below, because nothing awaits in between.
+  const ctx: { port: number; opts: ProseOptions; mirror: ProseMirror | MirrorStore } = {
+    port: options.port,
+    opts: options.opts ?? {},
+    mirror: UNOPENED,
+  };
   const handler = createProseHandler(ctx);
   let server: Deno.HttpServer<Deno.NetAddr>;
   try {
@@ -91,7 +90,6 @@ export function startProseServer(options: StartOptions): Promise<RunningServer> 
         }),
     }, handler);
   } catch (e) {
-    mirror.close();
     if (e instanceof Deno.errors.AddrInUse) {
       throw new ServeStartError(
         "port-in-use",
@@ -100,10 +98,19 @@ export function startProseServer(options: StartOptions): Promise<RunningServer> 
     }
     throw e;
   }
+  let mirror: ProseMirror;
+  try {
+    mirror = ProseMirror.open(options.dbPath);
+  } catch (e) {
+    await server.shutdown();
+    if (e instanceof MirrorError) throw new ServeStartError("db", sanitize(e.message));
+    throw e;
+  }
+  ctx.mirror = mirror;
   // With --port 0 the Host check must use the port the OS picked.
   ctx.port = server.addr.port;
   let stopped: Promise<void> | undefined;
-  return Promise.resolve({
+  return {
     url: `http://${BIND_HOST}:${server.addr.port}`,
     port: server.addr.port,
     dbPath: options.dbPath,
@@ -111,8 +118,18 @@ export function startProseServer(options: StartOptions): Promise<RunningServer> 
       stopped ??= server.shutdown().finally(() => mirror.close());
       return stopped;
     },
-  });
+  };
 }
+
+/** Placeholder mirror for the instant between bind and open (never reached by a request). */
+const UNOPENED: MirrorStore = {
+  read: () => {
+    throw new Error("mirror not open");
+  },
+  write: () => {
+    throw new Error("mirror not open");
+  },
+};
 
 /** Create `R` and `D` (0700) for the default database; `D` must not be a symbolic link. */
 function prepareDefaultDbDir(root: string, dir: string): void {
@@ -162,19 +179,22 @@ function parseServeArgs(args: readonly string[]): ServeArgs | "help" {
   return out;
 }
 
-/** Wait for SIGINT or SIGTERM; resolves with the signal's name. */
-function waitForSignal(): Promise<Deno.Signal> {
-  return new Promise((done) => {
-    const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
-    const listeners = signals.map((signal) => {
-      const listener = () => {
-        signals.forEach((s, i) => Deno.removeSignalListener(s, listeners[i]));
-        done(signal);
-      };
-      Deno.addSignalListener(signal, listener);
-      return listener;
+/** SIGINT/SIGTERM listeners: `signal` resolves with the first one's name; `cancel` removes them. */
+function watchSignals(): { signal: Promise<Deno.Signal>; cancel: () => void } {
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  let listeners: (() => void)[] = [];
+  const cancel = () => {
+    signals.forEach((s, i) => Deno.removeSignalListener(s, listeners[i]));
+    listeners = [];
+  };
+  const signal = new Promise<Deno.Signal>((done) => {
+    listeners = signals.map((s) => () => {
+      cancel();
+      done(s);
     });
+    signals.forEach((s, i) => Deno.addSignalListener(s, listeners[i]));
   });
+  return { signal, cancel };
 }
 
 /**
@@ -201,7 +221,7 @@ export async function serveMain(args: readonly string[]): Promise<number> {
   if (!config.ok) {
     throw new CtxkitError(
       2,
-      `PROSE-ERROR: code=config field=${config.field} ${sanitize(config.message)}`,
+      `PROSE-ERROR: code=config field=${renderValue(config.field)} ${sanitize(config.message)}`,
     );
   }
   const port = resolvePort({
@@ -216,6 +236,8 @@ export async function serveMain(args: readonly string[]): Promise<number> {
     throw new CtxkitError(2, `PROSE-ERROR: code=${code} field=${port.field} ${port.message}`);
   }
   if (port.warning !== undefined) writeErr(`PROSE-WARN: ${port.warning}`);
+  // Listen for signals before the listening line: a supervisor may signal as soon as it reads it.
+  const stop = watchSignals();
   let server: RunningServer;
   try {
     let dbPath: string;
@@ -227,13 +249,14 @@ export async function serveMain(args: readonly string[]): Promise<number> {
     }
     server = await startProseServer({ port: port.port, dbPath });
   } catch (e) {
+    stop.cancel();
     if (e instanceof ServeStartError) {
       throw new CtxkitError(1, `PROSE-ERROR: code=${e.code} ${e.message}`);
     }
     throw e;
   }
   writeOut(`PROSE: serve listening=${server.url} db=${renderValue(server.dbPath)}`);
-  const signal = await waitForSignal();
+  const signal = await stop.signal;
   await server.shutdown();
   writeOut(`PROSE: serve stopped signal=${signal}`);
   return 0;
