@@ -92,3 +92,24 @@ export {
   statusLine,
   statusSentence,
 } from "./status.ts";
+// --- backend (prose serve, spec §9) ---
+export {
+  type ErrorBody,
+  ErrorBodySchema,
+  MAX_BODY_BYTES,
+  type ToggleRequest,
+  ToggleRequestSchema,
+  type ToggleResponse,
+  ToggleResponseSchema,
+} from "./server_protocol.ts";
+export {
+  type DriftResult,
+  expectedMirror,
+  MIRROR_DEFAULTS,
+  MIRROR_KEYS,
+  mirrorDrift,
+  type MirrorKey,
+  type MirrorRows,
+  type MirrorSource,
+  type MirrorValues,
+} from "./mirror.ts";
