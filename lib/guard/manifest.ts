@@ -29,6 +29,25 @@ export const ManifestSchema = z.looseObject({
 /** The part of a manifest `list` reads: only `layer`. */
 export const ManifestHeadSchema = z.looseObject({ layer: z.unknown().optional() });
 
+/**
+ * The manifest exactly as `snapshot` writes it (§7.2), published as
+ * `references/schemas/manifest.schema.json` by `scripts/schemas.ts`. Readers use the loose
+ * {@linkcode ManifestSchema}, whose defects each have their own message.
+ */
+export const WrittenManifestSchema = z.strictObject({
+  timestamp: z.string().regex(/^[0-9]{8}-[0-9]{6}$/),
+  mode: z.literal("snapshot"),
+  layer: z.enum(["project", "global"]),
+  root: z.string().startsWith("/"),
+  run_dir: z.string().min(1),
+  restore_cmd: z.string().startsWith("deno run --allow-all "),
+  files: z.array(z.strictObject({
+    path: z.string().min(1),
+    size: z.number().int().nonnegative(),
+    sha256: z.string().regex(/^[0-9a-f]{64}$/),
+  })).min(1),
+});
+
 /** A manifest entry as written. */
 export interface ManifestEntry {
   /** Path relative to the root. */

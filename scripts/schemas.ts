@@ -1,0 +1,92 @@
+/**
+ * Publish JSON Schemas of ctxkit's on-disk documents, generated from their zod schemas (zod 4
+ * `z.toJSONSchema`), as `references/schemas/<name>.schema.json`.
+ *
+ * Table-driven: add a document by adding a row to {@linkcode SCHEMAS}. `tests/schemas_test.ts`
+ * fails when a committed file is stale.
+ *
+ *   deno run -A scripts/schemas.ts           write every schema
+ *   deno run -A scripts/schemas.ts --check   exit 1 naming each stale or missing file
+ *
+ * @module
+ */
+
+import { readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { z } from "zod";
+import { writeFileAtomic } from "../lib/atomic.ts";
+import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
+import { StateDocumentSchema } from "../lib/guard/state.ts";
+
+/** One published document. */
+export interface SchemaEntry {
+  /** File stem: `references/schemas/<name>.schema.json`. */
+  name: string;
+  /** `title` of the JSON Schema. */
+  title: string;
+  /** `description` of the JSON Schema. */
+  description: string;
+  /** The document's zod schema (its single definition). */
+  schema: z.ZodType;
+}
+
+/** Every published document. */
+export const SCHEMAS: readonly SchemaEntry[] = [
+  {
+    name: "manifest",
+    title: "context-guard manifest.json",
+    description:
+      "The manifest context-guard snapshot writes into each run dir (<backups>/<ts>-<layer>_context-slim/manifest.json); spec context-guard.md §7.2.",
+    schema: WrittenManifestSchema,
+  },
+  {
+    name: "state",
+    title: "context-slim ratchet state.json",
+    description:
+      "The ratchet state context-guard state writes (<root>/.claude/brewtools/context-slim/state.json); spec context-guard.md §7.9.",
+    schema: StateDocumentSchema,
+  },
+];
+
+/** Repository root. */
+export const REPO_ROOT: string = dirname(dirname(fileURLToPath(import.meta.url)));
+
+/** Path of a schema file. */
+export function schemaPath(entry: SchemaEntry): string {
+  return join(REPO_ROOT, "references", "schemas", `${entry.name}.schema.json`);
+}
+
+/** The file text of one schema: 2-space JSON, title and description first, final `\n`. */
+export function renderSchema(entry: SchemaEntry): string {
+  const generated = z.toJSONSchema(entry.schema, { target: "draft-2020-12" }) as Record<
+    string,
+    unknown
+  >;
+  const { $schema, ...rest } = generated;
+  const doc = { $schema, title: entry.title, description: entry.description, ...rest };
+  return JSON.stringify(doc, null, 2) + "\n";
+}
+
+/** Names of the entries whose committed file differs from a fresh rendering (or is missing). */
+export function staleSchemas(entries: readonly SchemaEntry[] = SCHEMAS): string[] {
+  return entries.filter((entry) => {
+    try {
+      return readFileSync(schemaPath(entry), "utf8") !== renderSchema(entry);
+    } catch {
+      return true;
+    }
+  }).map((entry) => entry.name);
+}
+
+if (import.meta.main) {
+  if (Deno.args.includes("--check")) {
+    const stale = staleSchemas();
+    for (const name of stale) console.error(`stale: references/schemas/${name}.schema.json`);
+    Deno.exit(stale.length === 0 ? 0 : 1);
+  }
+  for (const entry of SCHEMAS) {
+    writeFileAtomic(schemaPath(entry), renderSchema(entry), { mode: 0o644 });
+    console.log(`wrote references/schemas/${entry.name}.schema.json`);
+  }
+}
