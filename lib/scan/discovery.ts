@@ -5,9 +5,15 @@
  * @module
  */
 
-import type { Stats } from "node:fs";
 import { compareUtf8 } from "../sort.ts";
-import { isAbsent, lstatOrUndefined, osReason, readFileMeasure, statOrError } from "./fsutil.ts";
+import {
+  isAbsent,
+  lstatOrUndefined,
+  osReason,
+  readFileMeasure,
+  statOrError,
+  type Stats,
+} from "./fsutil.ts";
 import { descriptionBytes, hookEstimate, isPathScopedRule } from "./measure.ts";
 import type { Loading, RootLabel, RowKind, ScanIssue, Tier } from "./schema.ts";
 import { listDirectory, problemLine, walk, type WalkProblem, type WalkVisitor } from "./walk.ts";
@@ -62,7 +68,7 @@ const anyMarkdown: WalkVisitor<null> = {
 /** A directory to walk: its stat, or `undefined` when there is nothing to walk. */
 function directoryStat(out: Discovery, label: RootLabel, path: string): Stats | undefined {
   const st = statOrError(path);
-  if (!("error" in st)) return st.isDirectory() ? st : undefined;
+  if (!("error" in st)) return st.isDirectory ? st : undefined;
   if (!isAbsent(st.error)) out.issue(label, path, `'${path}': ${osReason(st.error)}`);
   return undefined;
 }
@@ -73,8 +79,8 @@ function directoryStat(out: Discovery, label: RootLabel, path: string): Stats | 
  */
 export function instructionFiles(out: Discovery, label: RootLabel, root: string): string[] {
   const st = statOrError(root);
-  if ("error" in st || !st.isDirectory()) {
-    if (lstatOrUndefined(root)?.isSymbolicLink()) {
+  if ("error" in st || !st.isDirectory) {
+    if (lstatOrUndefined(root)?.isSymlink) {
       out.issue(label, root, INSTRUCTION_LINK_DETAIL);
     } else if ("error" in st && !isAbsent(st.error)) {
       out.issue(label, root, `'${root}': ${osReason(st.error)}`);
@@ -132,7 +138,7 @@ function probe(out: Discovery, label: RootLabel, path: string, loading: Loading)
     if (!isAbsent(st.error)) out.issue(label, path, `'${path}': ${osReason(st.error)}`);
     return;
   }
-  if (st.isFile()) addFileRow(out, label, path, "always-on", loading);
+  if (st.isFile) addFileRow(out, label, path, "always-on", loading);
 }
 
 /** Which interesting components lie between the root and a directory (relative to the root, D6). */
@@ -200,7 +206,7 @@ function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): Ro
 /** Run every discovery step (§3.3) for the root `root` labelled `label`. */
 export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
   const rootStat = statOrError(root);
-  if ("error" in rootStat || !rootStat.isDirectory()) return;
+  if ("error" in rootStat || !rootStat.isDirectory) return;
 
   // 1–2: probes.
   probe(out, label, `${root}/CLAUDE.md`, "startup-instruction");

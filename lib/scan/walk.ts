@@ -8,8 +8,7 @@
  * @module
  */
 
-import { type Dirent, readdirSync, type Stats, statSync } from "node:fs";
-import { isLossyPath, osReason } from "./fsutil.ts";
+import { isLossyPath, osReason, type Stats } from "./fsutil.ts";
 
 /** Directory names no root, instruction or reference walk enters (memory walks ignore the list). */
 export const PRUNE_NAMES: ReadonlySet<string> = new Set([
@@ -76,9 +75,14 @@ export interface WalkResult {
 }
 
 interface Frame {
-  dev: number;
-  ino: number;
+  dev: number | null;
+  ino: number | null;
   path: string;
+}
+
+function sameFile(a: Frame, b: Stats): boolean {
+  // dev/ino are null only where the OS offers no identity (then no loop can be proven).
+  return a.ino !== null && a.dev === b.dev && a.ino === b.ino;
 }
 
 /**
@@ -87,7 +91,7 @@ interface Frame {
  *
  * @example
  * ```ts ignore
- * const { files } = walk("/r/rules", statSync("/r/rules"), { follow: true, prune: true }, {
+ * const { files } = walk("/r/rules", Deno.statSync("/r/rules"), { follow: true, prune: true }, {
  *   child: () => null,
  *   file: (_p, name) => name.endsWith(".md"),
  * }, null);
@@ -105,9 +109,9 @@ export function walk<C>(
   const chain: Frame[] = [{ dev: startStat.dev, ino: startStat.ino, path: start }];
 
   const enter = (dir: string, ctx: C): void => {
-    let entries: Dirent[];
+    let entries: Deno.DirEntry[];
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = [...Deno.readDirSync(dir)];
     } catch (e) {
       problems.push(
         isLossyPath(dir)
@@ -119,13 +123,13 @@ export function walk<C>(
     for (const entry of entries) {
       const name = entry.name;
       const path = `${dir}/${name}`;
-      if (entry.isFile()) {
+      if (entry.isFile) {
         acceptFile(path, name, ctx);
-      } else if (entry.isDirectory()) {
+      } else if (entry.isDirectory) {
         if (options.prune && PRUNE_NAMES.has(name)) continue;
         let st: Stats;
         try {
-          st = statSync(path);
+          st = Deno.statSync(path);
         } catch (e) {
           problems.push(
             isLossyPath(path)
@@ -135,18 +139,18 @@ export function walk<C>(
           continue;
         }
         descend(path, st, visitor.child(ctx, name));
-      } else if (entry.isSymbolicLink() && options.follow) {
+      } else if (entry.isSymlink && options.follow) {
         let st: Stats;
         try {
-          st = statSync(path);
+          st = Deno.statSync(path);
         } catch {
           if (isLossyPath(path)) problems.push({ kind: "lossy", path });
           continue; // dangling link: silently ignored
         }
-        if (st.isDirectory()) {
+        if (st.isDirectory) {
           if (options.prune && PRUNE_NAMES.has(name)) continue;
           descend(path, st, visitor.child(ctx, name));
-        } else if (st.isFile()) {
+        } else if (st.isFile) {
           acceptFile(path, name, ctx);
         }
       }
@@ -161,7 +165,7 @@ export function walk<C>(
 
   const descend = (path: string, st: Stats, ctx: C): void => {
     for (const frame of chain) {
-      if (frame.dev === st.dev && frame.ino === st.ino) {
+      if (sameFile(frame, st)) {
         problems.push({ kind: "loop", path, ancestor: frame.path });
         return;
       }
@@ -187,9 +191,9 @@ export interface ListResult {
 export function listDirectory(dir: string): ListResult {
   const files: string[] = [];
   const problems: WalkProblem[] = [];
-  let entries: Dirent[];
+  let entries: Deno.DirEntry[];
   try {
-    entries = readdirSync(dir, { withFileTypes: true });
+    entries = [...Deno.readDirSync(dir)];
   } catch (e) {
     problems.push({ kind: "unreadable", path: dir, reason: osReason(e) });
     return { files, problems };
@@ -197,15 +201,15 @@ export function listDirectory(dir: string): ListResult {
   for (const entry of entries) {
     if (entry.name.startsWith(".")) continue;
     const path = `${dir}/${entry.name}`;
-    let regular = entry.isFile();
-    if (!regular && entry.isSymbolicLink()) {
+    let regular = entry.isFile;
+    if (!regular && entry.isSymlink) {
       try {
-        regular = statSync(path).isFile();
+        regular = Deno.statSync(path).isFile;
       } catch {
         regular = false;
       }
     }
-    if (entry.name.includes("\uFFFD") && (regular || entry.isSymbolicLink()) && isLossyPath(path)) {
+    if (entry.name.includes("\uFFFD") && (regular || entry.isSymlink) && isLossyPath(path)) {
       problems.push({ kind: "lossy", path });
     } else if (regular) {
       files.push(path);

@@ -1,16 +1,10 @@
 import assert from "node:assert/strict";
-import {
-  mkdirSync,
-  mkdtempSync,
-  realpathSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { listDirectory, problemLine, PRUNE_NAMES, walk, type WalkVisitor } from "./walk.ts";
 
+const statSync = Deno.statSync;
 const md: WalkVisitor<null> = { child: () => null, file: (_p, name) => name.endsWith(".md") };
 
 function tree(): string {

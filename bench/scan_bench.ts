@@ -1,0 +1,183 @@
+/**
+ * context-scan benchmark: builds a synthetic monorepo (≥ 9,000 files: 220 skills with nested
+ * references, 160 agents, 60 rules, memory, hooks, a big node_modules) in a temp dir and, in the same
+ * run, times the scan against a floor — a bare recursive walk (same prune list) that reads the same
+ * `.md`/`.mjs` files. Prints both times, the ratio (target ≤ 2×) and the peak RSS of a child process
+ * that runs the scan (target < 100 MiB). Exits 1 when a target is missed.
+ *
+ * `deno run -A bench/scan_bench.ts` (or `deno task bench scan`).
+ */
+import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { renderScanDocument } from "../lib/scan/document.ts";
+import { scanContext } from "../lib/scan/scan.ts";
+import { PRUNE_NAMES } from "../lib/scan/walk.ts";
+
+const RATIO_TARGET = 2;
+const MEMORY_TARGET_MIB = 100;
+
+function write(root: string, rel: string, content: string): void {
+  const path = join(root, rel);
+  mkdirSync(join(path, ".."), { recursive: true });
+  writeFileSync(path, content);
+}
+
+/** Build the synthetic monorepo; returns the number of files written. */
+function buildMonorepo(root: string): number {
+  let n = 0;
+  const put = (rel: string, content: string) => {
+    write(root, rel, content);
+    n++;
+  };
+  const body = (i: number, lines: number) =>
+    Array.from({ length: lines }, (_, k) => `Line ${k} of document ${i}: guidance text here.`).join(
+      "\n",
+    ) + "\n";
+  put("CLAUDE.md", body(0, 40));
+  put("AGENTS.md", body(1, 20));
+  for (let i = 0; i < 60; i++) {
+    const scoped = i % 3 === 0 ? `---\npaths: ["src/${i}/**"]\n---\n` : "";
+    put(`.claude/rules/${i % 4 === 0 ? "nested/" : ""}rule-${i}.md`, scoped + body(i, 15));
+  }
+  for (let i = 0; i < 10; i++) put(`.claude/convention/conv-${i}.txt`, body(i, 5));
+  for (let i = 0; i < 60; i++) {
+    put(`.claude/memory/${i % 5 === 0 ? "topics/" : ""}m-${i}.md`, body(i, 6));
+  }
+  put(".claude/memory/MEMORY.md", body(0, 30));
+  for (let i = 0; i < 160; i++) {
+    const dir = i % 2 === 0
+      ? ".claude/agents"
+      : `packages/p${i % 8}/agents/${i % 3 === 0 ? "deep/" : ""}`;
+    put(
+      `${dir}/agent-${i}.md`,
+      `---\nname: a${i}\ndescription: |\n  Agent ${i} does things.\n  More.\n---\n${body(i, 30)}`,
+    );
+  }
+  for (let i = 0; i < 40; i++) {
+    put(
+      `packages/p${i % 8}/hooks/lib/h-${i}.mjs`,
+      `export const REMINDER_${i} = "text ${i}";\nconst LIMIT_${i} = ${i};\n${body(i, 20)}`,
+    );
+  }
+  for (let s = 0; s < 220; s++) {
+    const dir = `packages/p${s % 8}/skills/skill-${s}`;
+    put(`${dir}/SKILL.md`, `---\nname: skill-${s}\ndescription: Skill ${s}\n---\n${body(s, 40)}`);
+    for (let r = 0; r < 6; r++) {
+      put(`${dir}/references/${r >= 3 ? `part-${r % 2}/` : ""}ref-${r}.md`, body(r, 25));
+    }
+    put(`${dir}/scripts/run-${s}.sh`, "#!/bin/sh\necho hi\n");
+  }
+  for (let i = 0; i < 1200; i++) {
+    put(`packages/p${i % 8}/src/mod${i % 40}/file-${i}.ts`, `export const x${i} = ${i};\n`);
+  }
+  for (let i = 0; i < 5600; i++) {
+    put(
+      `node_modules/pkg-${i % 250}/lib/${i % 7}/f-${i}.${i % 10 === 0 ? "md" : "js"}`,
+      "module.exports = 1;\n",
+    );
+  }
+  for (let i = 0; i < 200; i++) put(`.git/objects/${i % 16}/o-${i}`, "blob\n");
+  return n;
+}
+
+/**
+ * The floor: one recursive walk with the same prune list and the same (fastest) Deno fs calls,
+ * reading every `.md`/`.mjs` file.
+ */
+function floorWalk(root: string): number {
+  let bytes = 0;
+  const visit = (dir: string) => {
+    for (const entry of Deno.readDirSync(dir)) {
+      const path = `${dir}/${entry.name}`;
+      if (entry.isDirectory) {
+        if (!PRUNE_NAMES.has(entry.name)) visit(path);
+      } else if (entry.isFile && (entry.name.endsWith(".md") || entry.name.endsWith(".mjs"))) {
+        bytes += Deno.readFileSync(path).length;
+      }
+    }
+  };
+  visit(root);
+  return bytes;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+function time(fn: () => unknown, runs: number): number {
+  fn(); // warm the page cache and the JIT
+  const samples: number[] = [];
+  for (let i = 0; i < runs; i++) {
+    const start = performance.now();
+    fn();
+    samples.push(performance.now() - start);
+  }
+  return median(samples);
+}
+
+/** Child mode: scan, render, then report this process's peak RSS in KiB. */
+function child(root: string): void {
+  const result = scanContext({ root });
+  renderScanDocument(result.document);
+  let peakKib = Math.round(Deno.memoryUsage().rss / 1024);
+  try {
+    const status = readFileSync("/proc/self/status", "utf8");
+    const match = status.match(/^VmHWM:\s+(\d+) kB/m);
+    if (match) peakKib = Number(match[1]);
+  } catch {
+    // not Linux: current RSS is the best available figure
+  }
+  console.log(JSON.stringify({ peakKib, rows: result.document.files.length }));
+}
+
+if (Deno.args[0] === "--build") {
+  console.log(buildMonorepo(Deno.args[1]));
+} else if (Deno.args[0] === "--child") {
+  child(Deno.args[1]);
+} else {
+  const base = realpathSync(mkdtempSync(join(tmpdir(), "ctxkit-scan-bench-")));
+  try {
+    const root = `${base}/repo`;
+    const home = `${base}/home`;
+    mkdirSync(home);
+    Deno.env.set("HOME", home);
+    Deno.env.delete("CLAUDE_CONFIG_DIR");
+    const files = buildMonorepo(root);
+    const runs = 7;
+    const floorMs = time(() => floorWalk(root), runs);
+    const scanMs = time(() => renderScanDocument(scanContext({ root }).document), runs);
+    const rows = scanContext({ root }).document.files.length;
+
+    const cliSamples: number[] = [];
+    let peakKib = 0;
+    for (let i = 0; i < 3; i++) {
+      const start = performance.now();
+      const out = new Deno.Command(Deno.execPath(), {
+        args: ["run", "-A", new URL(import.meta.url).pathname, "--child", root],
+        env: { HOME: home },
+      }).outputSync();
+      cliSamples.push(performance.now() - start);
+      if (!out.success) throw new Error(new TextDecoder().decode(out.stderr));
+      peakKib = Math.max(peakKib, JSON.parse(new TextDecoder().decode(out.stdout)).peakKib);
+    }
+    const ratio = scanMs / floorMs;
+    const peakMib = peakKib / 1024;
+    console.log(`synthetic monorepo: ${files} files, ${rows} rows`);
+    console.log(`floor (bare walk + read .md/.mjs): ${floorMs.toFixed(1)} ms`);
+    console.log(`scanContext (in-process, rendered): ${scanMs.toFixed(1)} ms`);
+    console.log(`ratio: ${ratio.toFixed(2)}x (target <= ${RATIO_TARGET}x)`);
+    console.log(`child process (deno startup + scan), median: ${median(cliSamples).toFixed(0)} ms`);
+    console.log(
+      `peak RSS of the scanning child: ${
+        peakMib.toFixed(1)
+      } MiB (target < ${MEMORY_TARGET_MIB} MiB)`,
+    );
+    const ok = ratio <= RATIO_TARGET && peakMib < MEMORY_TARGET_MIB;
+    console.log(ok ? "PASS" : "FAIL");
+    if (!ok) Deno.exitCode = 1;
+  } finally {
+    rmSync(base, { recursive: true, force: true });
+  }
+}
