@@ -71,7 +71,7 @@ export class ServeStartError extends Error {
 export async function startProseServer(options: StartOptions): Promise<RunningServer> {
   // Bind first: a busy port then leaves no database file behind. No request can run before the
   // mirror is set below, because nothing awaits in between.
-  const ctx: { port: number; opts: ProseOptions; mirror: ProseMirror | MirrorStore } = {
+  const ctx: { port: number; opts: ProseOptions; mirror: MirrorStore } = {
     port: options.port,
     opts: options.opts ?? {},
     mirror: UNOPENED,

@@ -49,7 +49,7 @@ export interface MirrorStore {
 export interface ServerContext {
   /** The bound port (the `Host` check needs it). */
   port: number;
-  /** Library options: the root `R` (and, in tests, a clock is passed through `now`). */
+  /** Library options: the root `R`. */
   opts: ProseOptions;
   /** The mirror database. */
   mirror: MirrorStore;
@@ -70,9 +70,16 @@ function mirrorSection(ctx: ServerContext, read: FlagRead): MirrorReport {
     return { mirror: null, drift: true, driftKeys: [...MIRROR_KEYS] };
   }
   const { drift, driftKeys } = mirrorDrift(rows, expected);
-  const shown = {} as { [K in MirrorKey]: string | null };
-  for (const key of MIRROR_KEYS) shown[key] = rows[key] === null ? null : sanitize(rows[key]);
-  return { mirror: shown, drift, driftKeys };
+  const show = (key: MirrorKey) => (rows[key] === null ? null : sanitize(rows[key]));
+  return {
+    mirror: {
+      CELLM_PROSE_ACTIVE: show("CELLM_PROSE_ACTIVE"),
+      CELLM_PROSE_LEVEL: show("CELLM_PROSE_LEVEL"),
+      CELLM_PROSE_EXPIRES_AT: show("CELLM_PROSE_EXPIRES_AT"),
+    },
+    drift,
+    driftKeys,
+  };
 }
 
 /** The backend status document for a flag read (default: a fresh one) plus the mirror comparison. */
