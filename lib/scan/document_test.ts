@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { admitRows, buildDocument, computeTotals, renderScanDocument } from "./document.ts";
 import type { CandidateRow } from "./discovery.ts";
-import { ScanDocumentSchema } from "./schema.ts";
+import { parseScanDocument, ScanDocumentSchema } from "./schema.ts";
 
 const row = (over: Partial<CandidateRow>): CandidateRow => ({
   path: "/r/a.md",
@@ -68,4 +68,15 @@ Deno.test("renderScanDocument: fixed layout, compact rows, empty arrays, trailin
   const empty = renderScanDocument(buildDocument("/r", "/g", "per-spawn", [], []));
   assert.ok(empty.includes('  "files": [\n  ],\n  "scan_issues": [\n  ],\n'));
   assert.ok(empty.includes('"global": "/g"'));
+});
+
+Deno.test("parseScanDocument accepts what the renderer writes and names the first bad field", () => {
+  const doc = buildDocument("/r", "/g", "all", admitRows([row({})], "all"), []);
+  const ok = parseScanDocument(JSON.parse(renderScanDocument(doc)));
+  assert.deepEqual(ok, { ok: true, document: doc });
+  const bad = JSON.parse(renderScanDocument(doc));
+  bad.files[0].tier = "sometimes";
+  const rejected = parseScanDocument(bad);
+  assert.equal(rejected.ok, false);
+  assert.ok(!rejected.ok && rejected.error.startsWith("files.0.tier: "));
 });
