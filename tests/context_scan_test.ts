@@ -887,3 +887,24 @@ Deno.test("Root via symlink, root named build, root under …/skills/… or …/
     assert.deepEqual(brief(clean(scanRoot(root)).files, root), neutral, root);
   }
 });
+
+Deno.test("Runs with read, env and run=git permissions only (spec runtime line)", () => {
+  const ex = buildExample();
+  const r = scan(["--root", ".", "--global"], {
+    cwd: ex.demo,
+    env: { HOME: ex.home },
+    permissions: ["--allow-read", "--allow-env", "--allow-run=git"],
+  });
+  assert.equal(r.stderr, OK);
+  assert.equal(r.stdout, ex.expected);
+  // git toplevel discovery needs only run=git
+  const repo = makeTempDir("ctxkit-scan-git-");
+  git(repo, "init", "-q");
+  mkdirSync(`${repo}/sub`);
+  const viaGit = scan([], {
+    cwd: `${repo}/sub`,
+    env: { HOME: ex.home },
+    permissions: ["--allow-read", "--allow-env", "--allow-run=git"],
+  });
+  assert.equal(clean(viaGit).roots.project, repo);
+});
