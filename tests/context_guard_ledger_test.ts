@@ -365,3 +365,41 @@ Deno.test("ledger with --tokens=ext: ranges and survivors judged in the extended
   assert.ok(out2.includes("UNCOVERED: num:30"));
   assert.equal(r2.code, 1);
 });
+
+Deno.test("verify --tokens=ext: `cyr:` words are characters in any locale, ledgered like any token", () => {
+  const ex = exampleProject();
+  writeTree(ex.proj, { "ru.md": "сожми контекст на 40%, ещё\n" });
+  const snap = cg(ex, ["snapshot", "ru.md"]);
+  assert.equal(snap.code, 0, snap.stderr);
+  const rd = outLines(snap).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
+  writeTree(ex.proj, { "ru.md": "40%\n", "ledger.tsv": "ru.md\t1\t-\tlossy\n" });
+  for (const locale of ["C", "POSIX", "ru_RU.KOI8-R", "en_US.UTF-8"]) {
+    const r = cg(
+      ex,
+      ["verify", "--tokens=ext", "--run-dir", rd, "--ledger", "ledger.tsv", "ru.md"],
+      {
+        LC_ALL: locale,
+        LANG: locale,
+      },
+    );
+    assert.equal(r.code, 0, `${locale}: ${r.stdout}${r.stderr}`);
+    assert.deepEqual(outLines(r), [
+      "FILE: ru.md",
+      "MISSING: 4",
+      "  - cyr:ещё",
+      "  - cyr:контекст",
+      "  - cyr:на",
+      "  - cyr:сожми",
+      "LEDGERED: cyr:ещё (row 1: 1 -> -)",
+      "LEDGERED: cyr:контекст (row 1: 1 -> -)",
+      "LEDGERED: cyr:на (row 1: 1 -> -)",
+      "LEDGERED: cyr:сожми (row 1: 1 -> -)",
+      "GATE: PASS (every miss ledgered)",
+      "ACTION: kept",
+      "FILES_FAILED: 0",
+    ], locale);
+  }
+  const bad = cg(ex, ["verify", "--tokens=", "--run-dir", rd, "ru.md"]);
+  assert.equal(bad.code, 2);
+  assert.deepEqual(errLines(bad), ["❌ unknown token alphabet:  (want base or ext)"]);
+});
