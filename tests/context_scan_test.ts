@@ -5,6 +5,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
+import { spawnSync } from "node:child_process";
 import { git, makeTempDir, writeTree } from "./_helpers.ts";
 import {
   buildExample,
@@ -908,3 +909,31 @@ Deno.test("Runs with read, env and run=git permissions only (spec runtime line)"
   });
   assert.equal(clean(viaGit).roots.project, repo);
 });
+
+Deno.test("Probes follow links; dangling link, directory or FIFO → nothing; nested SKILL.md in references is on-demand only", () => {
+  const t = makeTempDir("ctxkit-scan-probe-");
+  const root = `${t}/proj`;
+  writeTree(t, {
+    "shared.md": "shared\n",
+    "proj/AGENTS.md/inner.md": "a directory named AGENTS.md\n",
+    "proj/skills/a/SKILL.md": "outer\n",
+    "proj/skills/a/references/SKILL.md": "nested skill\n",
+    "proj/skills/a/references/b.md": "b\n",
+  });
+  link(`${t}/shared.md`, `${root}/CLAUDE.md`);
+  link(`${t}/missing.md`, `${root}/CLAUDE.local.md`);
+  spawnSyncOk("mkfifo", [`${root}/.claude/AGENTS.md`], `${root}/.claude`);
+  const doc = clean(scanRoot(root));
+  assert.deepEqual(brief(doc.files, root), [
+    "CLAUDE.md always-on file 7 startup-instruction",
+    "skills/a/SKILL.md per-invocation file 6 invoked-skill",
+    "skills/a/references/SKILL.md per-invocation file 13 on-demand",
+    "skills/a/references/b.md per-invocation file 2 on-demand",
+  ]);
+});
+
+function spawnSyncOk(cmd: string, args: string[], dir: string): void {
+  mkdirSync(dir, { recursive: true });
+  const r = spawnSync(cmd, args);
+  assert.equal(r.status, 0, `${cmd} failed`);
+}
