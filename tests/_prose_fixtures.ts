@@ -1,0 +1,83 @@
+/**
+ * Shared fixtures of the prose CLI tests: a run wrapper that pins the clock, checks the exit
+ * contract line of every run (§11.32), and flag-file builders.
+ *
+ * @module
+ */
+
+import assert from "node:assert/strict";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { lines, makeTempDir, type RunOptions, type RunResult, runTool } from "./_helpers.ts";
+
+/** The pinned clock of every run (CTXKIT_NOW_MS). */
+export const NOW = 1_800_000_000_000;
+
+/** A fresh state root (the directory does not exist yet: writers must create it). */
+export function freshRoot(): string {
+  return join(makeTempDir("prose-cli-"), "cellm");
+}
+
+/** Options of {@linkcode prose}. */
+export interface ProseRun extends RunOptions {
+  /** Epoch-ms clock (default {@linkcode NOW}). */
+  now?: number;
+  /** Do not append `--local`. */
+  backend?: boolean;
+}
+
+const EXIT_LINE = /^(✅ EXIT:0|❌ FAILED EXIT:[12])$/;
+
+/** Run `prose args --local` with `CELLM_DIR=root`, asserting the exit contract line. */
+export function prose(root: string | undefined, args: string[], options: ProseRun = {}): RunResult {
+  const env: Record<string, string | undefined> = {
+    ...(root === undefined ? {} : { CELLM_DIR: root }),
+    CTXKIT_NOW_MS: String(options.now ?? NOW),
+    ...options.env,
+  };
+  const r = runTool("prose", options.backend ? args : [...args, "--local"], { ...options, env });
+  const last = lines(r.stderr).at(-1) ?? "";
+  assert.match(last, EXIT_LINE, `last stderr line of prose ${args.join(" ")}: ${r.stderr}`);
+  assert.equal(last, r.code === 0 ? "✅ EXIT:0" : `❌ FAILED EXIT:${r.code}`);
+  return r;
+}
+
+/** The flag path under `root`. */
+export function flagPath(root: string): string {
+  return join(root, "prose", ".active");
+}
+
+/** The parsed flag file under `root`. */
+export function flagJson(root: string): Record<string, unknown> {
+  return JSON.parse(readFileSync(flagPath(root), "utf8"));
+}
+
+/** Plant raw flag bytes (dir 0700, file `mode`). */
+export function plantFlag(root: string, content: string | Uint8Array, mode = 0o600): void {
+  mkdirSync(join(root, "prose"), { recursive: true, mode: 0o700 });
+  writeFileSync(flagPath(root), content);
+  chmodSync(flagPath(root), mode);
+}
+
+/** Write the JSONC config under `root`. */
+export function writeConfig(root: string, text: string): void {
+  mkdirSync(join(root, "prose"), { recursive: true, mode: 0o700 });
+  writeFileSync(join(root, "prose", "config.json"), text);
+}
+
+/** A valid flag object with overrides. */
+export function flagObject(patch: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    level: "full",
+    ttl: { unit: "block", value: 0 },
+    expiresAt: null,
+    activatedAt: NOW,
+    source: "manual",
+    ...patch,
+  };
+}
+
+/** stdout split in lines. */
+export function out(r: RunResult): string[] {
+  return lines(r.stdout);
+}

@@ -1,0 +1,173 @@
+/**
+ * `prose install-hooks` (spec §6, §11.26–27): managed blocks in post-commit and pre-push that
+ * honour core.hooksPath, never clobber or block an existing hook, and end block flags on commit
+ * and push.
+ */
+import assert from "node:assert/strict";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  readFileSync,
+  symlinkSync,
+  unlinkSync,
+  writeFileSync,
+} from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { baseEnv, git, isolatedCommand, lines, makeTempDir } from "./_helpers.ts";
+import { flagPath, freshRoot, out, prose } from "./_prose_fixtures.ts";
+
+const BEGIN = "# >>> ctxkit prose >>>";
+const END = "# <<< ctxkit prose <<<";
+
+function repo(): string {
+  const dir = makeTempDir("prose-repo-");
+  git(dir, "init", "-q", "-b", "main");
+  return dir;
+}
+
+function hook(dir: string, name: string): string {
+  return join(dir, ".git", "hooks", name);
+}
+
+Deno.test("§11.26 install-hooks creates two 0755 hooks; a rerun is unchanged; --dry-run writes nothing", () => {
+  const dir = repo();
+  const dry = prose(undefined, ["install-hooks", "--dry-run"], { cwd: dir });
+  assert.deepEqual(out(dry), [
+    `PROSE: hook=post-commit result=would-create path=${hook(dir, "post-commit")}`,
+    `PROSE: hook=pre-push result=would-create path=${hook(dir, "pre-push")}`,
+  ]);
+  assert.equal(existsSync(hook(dir, "post-commit")), false);
+  const r = prose(undefined, ["install-hooks", "--repo", dir]);
+  assert.equal(r.code, 0);
+  assert.deepEqual(out(r), [
+    `PROSE: hook=post-commit result=created path=${hook(dir, "post-commit")}`,
+    `PROSE: hook=pre-push result=created path=${hook(dir, "pre-push")}`,
+  ]);
+  for (const name of ["post-commit", "pre-push"]) {
+    assert.equal(lstatSync(hook(dir, name)).mode & 0o777, 0o755);
+    const text = readFileSync(hook(dir, name), "utf8");
+    const l = lines(text);
+    assert.equal(l[0], "#!/bin/sh");
+    assert.equal(l[1], BEGIN);
+    assert.match(
+      l[2],
+      /^'\/[^']*deno' 'run' '--allow-read' '--allow-write' '--allow-env' '--allow-net=127\.0\.0\.1,localhost' '--allow-run=git' .*'\/[^']*prose\.(ts|js)' 'block-end' <\/dev\/null >\/dev\/null 2>&1 \|\| true$/,
+    );
+    assert.equal(l[3], END);
+    assert.equal(l.length, 4);
+  }
+  const again = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.deepEqual(out(again).map((x) => x.split(" ")[2]), [
+    "result=unchanged",
+    "result=unchanged",
+  ]);
+  // An edited block is rewritten in place.
+  const pc = hook(dir, "post-commit");
+  writeFileSync(pc, readFileSync(pc, "utf8").replace("block-end", "block-endX"));
+  assert.match(out(prose(undefined, ["install-hooks"], { cwd: dir }))[0], / result=updated /);
+  // --remove deletes hooks that only held the shebang.
+  const rm = prose(undefined, ["install-hooks", "--remove"], { cwd: dir });
+  assert.deepEqual(out(rm).map((x) => x.split(" ")[2]), ["result=deleted", "result=deleted"]);
+  assert.equal(existsSync(pc), false);
+  assert.deepEqual(
+    out(prose(undefined, ["install-hooks", "--remove"], { cwd: dir })).map((x) => x.split(" ")[2]),
+    ["result=not-installed", "result=not-installed"],
+  );
+});
+
+Deno.test("§11.26 existing hooks: bash gets the block after line 1 and --remove restores the bytes; python and symlinks are refused", () => {
+  const dir = repo();
+  const original = '#!/usr/bin/env bash\nset -e\necho "pushing"\nexit 0\n';
+  writeFileSync(hook(dir, "pre-push"), original, { mode: 0o750 });
+  chmodSync(hook(dir, "pre-push"), 0o750);
+  const python = "#!/usr/bin/env python3\nprint('hi')\n";
+  writeFileSync(hook(dir, "post-commit"), python, { mode: 0o755 });
+  const r = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.equal(r.code, 1);
+  assert.deepEqual(out(r), [
+    `PROSE: hook=post-commit result=refused reason=not-shell path=${hook(dir, "post-commit")}`,
+    `PROSE: hook=pre-push result=inserted path=${hook(dir, "pre-push")}`,
+  ]);
+  assert.match(
+    lines(r.stderr)[0],
+    /^PROSE-ERROR: code=not-shell .*add this line .*'block-end' <\/dev\/null/,
+  );
+  assert.equal(readFileSync(hook(dir, "post-commit"), "utf8"), python);
+  const text = readFileSync(hook(dir, "pre-push"), "utf8");
+  const l = lines(text);
+  assert.deepEqual([l[0], l[1], l[3]], ["#!/usr/bin/env bash", BEGIN, END]);
+  assert.deepEqual(l.slice(4), ["set -e", 'echo "pushing"', "exit 0"]);
+  assert.equal(lstatSync(hook(dir, "pre-push")).mode & 0o777, 0o750);
+  const rm = prose(undefined, ["install-hooks", "--remove"], { cwd: dir });
+  assert.deepEqual(out(rm)[1], `PROSE: hook=pre-push result=removed path=${hook(dir, "pre-push")}`);
+  assert.equal(readFileSync(hook(dir, "pre-push"), "utf8"), original);
+  assert.equal(lstatSync(hook(dir, "pre-push")).mode & 0o777, 0o750);
+
+  const target = join(makeTempDir("prose-hook-target-"), "shared-hook");
+  writeFileSync(target, "#!/bin/sh\nexit 0\n");
+  unlinkSync(hook(dir, "pre-push"));
+  symlinkSync(target, hook(dir, "pre-push"));
+  const linked = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.equal(linked.code, 1);
+  assert.equal(
+    out(linked)[1],
+    `PROSE: hook=pre-push result=refused reason=symlink path=${hook(dir, "pre-push")}`,
+  );
+  assert.equal(readFileSync(target, "utf8"), "#!/bin/sh\nexit 0\n");
+
+  writeFileSync(hook(dir, "post-commit"), `#!/bin/sh\n${BEGIN}\n${BEGIN}\n${END}\n`);
+  const corrupt = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.match(out(corrupt)[0], / result=refused reason=corrupt-block /);
+});
+
+Deno.test("install-hooks honours core.hooksPath; outside a repository it is rc 2", () => {
+  const dir = repo();
+  git(dir, "config", "core.hooksPath", "custom-hooks");
+  const r = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.equal(r.code, 0);
+  assert.equal(existsSync(join(dir, "custom-hooks", "post-commit")), true);
+  assert.equal(existsSync(hook(dir, "post-commit")), false);
+  const outside = prose(undefined, ["install-hooks"], { cwd: makeTempDir("prose-norepo-") });
+  assert.equal(outside.code, 2);
+  assert.match(lines(outside.stderr)[0], /^PROSE-ERROR: code=usage /);
+});
+
+function gitWith(cwd: string, env: Record<string, string>, ...args: string[]) {
+  const [program, programArgs] = isolatedCommand({ ...baseEnv(), ...env }, ["git", ...args]);
+  return spawnSync(program, programArgs, { cwd, encoding: "utf8" });
+}
+
+Deno.test("§11.27 a commit clears a block flag; a push whose pre-push reads stdin still succeeds", () => {
+  const root = freshRoot();
+  const dir = repo();
+  const remote = makeTempDir("prose-remote-");
+  git(remote, "init", "-q", "--bare", "-b", "main");
+  const seen = join(makeTempDir("prose-seen-"), "stdin.txt");
+  writeFileSync(hook(dir, "pre-push"), `#!/bin/sh\ncat > '${seen}'\nexit 0\n`, { mode: 0o755 });
+  chmodSync(hook(dir, "pre-push"), 0o755);
+  assert.equal(prose(undefined, ["install-hooks"], { cwd: dir }).code, 0);
+
+  prose(root, ["on", "block"]);
+  writeFileSync(join(dir, "a.txt"), "a\n");
+  git(dir, "add", "a.txt");
+  const commit = gitWith(dir, { CELLM_DIR: root }, "commit", "-q", "-m", "a");
+  assert.equal(commit.status, 0, commit.stderr);
+  assert.equal(existsSync(flagPath(root)), false);
+
+  prose(root, ["on", "3", "turns"]);
+  writeFileSync(join(dir, "b.txt"), "b\n");
+  git(dir, "add", "b.txt");
+  assert.equal(gitWith(dir, { CELLM_DIR: root }, "commit", "-q", "-m", "b").status, 0);
+  assert.equal(existsSync(flagPath(root)), true, "a turn flag survives a commit");
+
+  prose(root, ["on", "block"]);
+  const push = gitWith(dir, { CELLM_DIR: root }, "push", "-q", remote, "main");
+  assert.equal(push.status, 0, push.stderr);
+  assert.equal(existsSync(flagPath(root)), false);
+  assert.match(
+    readFileSync(seen, "utf8"),
+    /^refs\/heads\/main [0-9a-f]{40} refs\/heads\/main 0{40}\n$/,
+  );
+});
