@@ -5,7 +5,20 @@
  * @module
  */
 
-import { chmodSync, lstatSync, mkdirSync, readdirSync, readFileSync, statSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  fchmodSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { createHash } from "node:crypto";
 import { die } from "../exit.ts";
 import { sortUtf8 } from "../sort.ts";
@@ -132,4 +145,25 @@ export function listRegularFiles(dir: string): string[] {
   };
   walk(dir, "");
   return sortUtf8(out);
+}
+
+/**
+ * Create a new file exclusively (`O_EXCL | O_NOFOLLOW`: never through a planted link, never over
+ * anything), with exactly `mode`, and fsync it. For copies inside a freshly created run dir, where
+ * there is no previous content to protect; the caller fsyncs the directories once at the end.
+ */
+export function writeNewFile(path: string, bytes: Uint8Array, mode: number): void {
+  const fd = openSync(
+    path,
+    constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | (constants.O_NOFOLLOW ?? 0),
+    mode,
+  );
+  try {
+    fchmodSync(fd, mode);
+    let offset = 0;
+    while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
 }

@@ -11,7 +11,7 @@
 
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
-import { writeFileAtomic } from "../atomic.ts";
+import { fsyncDirectory, writeFileAtomic } from "../atomic.ts";
 import { CtxkitError, die } from "../exit.ts";
 import { runGit } from "../git.ts";
 import { isDirectory } from "../paths.ts";
@@ -21,6 +21,7 @@ import {
   isTrustedCopy,
   listRegularFiles,
   makePrivateDirs,
+  writeNewFile,
 } from "./fsx.ts";
 import {
   currentState,
@@ -173,11 +174,21 @@ export function stageSnapshot(options: StageSnapshotOptions): StageSnapshotResul
       }
     }
   }
+  // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
+  // earlier copy atomically), and each directory is synced once.
+  const dirs = new Set<string>([dirname(runDir), runDir]);
   for (const t of targets) {
     const copy = snapshotCopyPath(runDir, t.rel);
-    makePrivateDirs(dirname(copy), runDir);
-    writeFileAtomic(copy, readFileSync(t.abs), { mode: 0o600, exactMode: true });
+    const dir = dirname(copy);
+    if (!dirs.has(dir)) {
+      makePrivateDirs(dir, runDir);
+      for (let d = dir; d.length > runDir.length; d = dirname(d)) dirs.add(d);
+    }
+    const bytes = readFileSync(t.abs);
+    if (existsNoFollow(copy)) writeFileAtomic(copy, bytes, { mode: 0o600, exactMode: true });
+    else writeNewFile(copy, bytes, 0o600);
   }
+  for (const d of dirs) fsyncDirectory(d);
   reporter.out(`ROOT: ${root}`);
   reporter.out(`SNAPSHOT: ${files.length} files`);
   for (const t of targets) reporter.out(`  ${t.rel}`);
