@@ -3,6 +3,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  chmodSync,
   existsSync,
   mkdirSync,
   readdirSync,
@@ -12,7 +13,14 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { lines, makeTempDir, runTool, writeTree } from "./_helpers.ts";
+import {
+  lines,
+  makeSharedTempDir,
+  makeTempDir,
+  runTool,
+  runToolAsUser,
+  writeTree,
+} from "./_helpers.ts";
 import { StateDocumentSchema } from "../lib/guard/state.ts";
 
 const STATE_REL = ".claude/brewtools/context-slim/state.json";
@@ -462,4 +470,23 @@ Deno.test("state: HOME unset without CLAUDE_CONFIG_DIR dies", () => {
   });
   assert.equal(r.code, 2);
   assert.deepEqual(lines(r.stderr), ["❌ HOME is not set", "❌ FAILED EXIT:2"]);
+});
+
+Deno.test("state write: an unreadable scan is rejected as invalid JSON, nothing written", () => {
+  const proj = makeSharedTempDir("ctxkit-state-");
+  writeTree(proj, { "before.json": scanDoc([["a.md", 1]]), "after.json": scanDoc([["a.md", 1]]) });
+  chmodSync(join(proj, "before.json"), 0o000);
+  chmodSync(proj, 0o777);
+  const r = runToolAsUser(
+    "context-guard",
+    ["state", "--mode", "m", "--before", "before.json", "--after", "after.json"],
+    { cwd: proj, env: { CLAUDE_PROJECT_DIR: proj } },
+  );
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.stdout, "");
+  assert.match(
+    lines(r.stderr)[0],
+    /^State rejected: before\.json: invalid JSON: .*(EACCES|[Pp]ermission denied)/,
+  );
+  assert.ok(!existsSync(join(proj, ".claude")));
 });
