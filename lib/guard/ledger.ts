@@ -262,7 +262,11 @@ export class LedgerIndex {
   readonly #home: string | undefined;
 
   /** Index `rows`, resolving their paths against the logical cwd and `$HOME`. */
-  constructor(rows: readonly LedgerRow[], cwd = logicalCwd(), home = envValue("HOME")) {
+  constructor(
+    rows: readonly LedgerRow[],
+    cwd: string = logicalCwd(),
+    home: string | undefined = envValue("HOME"),
+  ) {
     this.#cwd = cwd;
     this.#home = home;
     this.#rows = rows.map((row) => ({ row, resolved: resolveLedgerPath(row.path, cwd, home) }));
