@@ -591,3 +591,36 @@ Deno.test("missing Deno permission → one PROSE-ERROR code=permission line, rc 
   assert.deepEqual(lines(r.stderr).length, 2);
   assert.match(lines(r.stderr)[0], /^PROSE-ERROR: code=permission /);
 });
+
+Deno.test("a tampered regular flag (0666) in a safe directory: on replaces it with a warning, off clears it", () => {
+  const root = freshRoot();
+  plantFlag(root, JSON.stringify(flagObject()), 0o666);
+  const on = prose(root, ["on", "explicit"]);
+  assert.equal(on.code, 0);
+  assert.equal(out(on)[0], "PROSE: action=on result=replaced");
+  assert.equal(lines(on.stderr)[0], "PROSE-WARN: replaced unsafe flag (reason=insecure-mode)");
+  assert.equal(lstatSync(flagPath(root)).mode & 0o777, 0o600);
+  plantFlag(root, JSON.stringify(flagObject()), 0o666);
+  assert.equal(
+    out(prose(root, ["block-end"]))[0],
+    "PROSE: action=block-end result=refused reason=insecure-mode",
+  );
+  const off = prose(root, ["off"]);
+  assert.deepEqual([off.code, out(off)[0]], [0, "PROSE: action=off result=cleared"]);
+  assert.equal(existsSync(flagPath(root)), false);
+});
+
+Deno.test("paths with control bytes are sanitized in every stream", () => {
+  const root = join(makeTempDir("prose-evil-"), "a\x1b[31mb\u202ec\x07d");
+  mkdirSync(join(root, "prose"), { recursive: true, mode: 0o700 });
+  symlinkSync("/nonexistent", flagPath(root));
+  for (const args of [["status"], ["status", "--json"], ["on"], ["off"]]) {
+    const r = prose(root, args);
+    assert.equal(r.code, 1, args.join(" "));
+    for (const text of [r.stdout, r.stderr]) {
+      for (const bad of ["\x1b", "\x07", "\u202e"]) assert.equal(text.includes(bad), false);
+    }
+  }
+  const doc = JSON.parse(prose(root, ["status", "--json"]).stdout);
+  assert.equal(doc.flagPath.endsWith("/abcd/prose/.active"), true, doc.flagPath);
+});
