@@ -14,7 +14,15 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { git, makeTempDir, REPO, type RunResult, runTool, TARGET } from "./_helpers.ts";
+import {
+  git,
+  makeTempDir,
+  REPO,
+  type RunResult,
+  runTool,
+  runToolAsync,
+  TARGET,
+} from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
@@ -925,4 +933,19 @@ Deno.test("G5: names with a backslash or newline give valid JSON manifests", () 
   const back = cg(p, ["restore", "--run-dir", `${p.base}/rd`]);
   strictEqual(back.code, 0, back.stderr);
   strictEqual(read(`${p.proj}/a\\b.md`), "a 1\n");
+});
+
+Deno.test("concurrent snapshots never share a run dir", async () => {
+  const p = exampleProject();
+  const runs = await Promise.all(
+    [1, 2, 3].map(() =>
+      runToolAsync("context-guard", ["snapshot", "CLAUDE.md"], { cwd: p.proj, env: p.env })
+    ),
+  );
+  const dirs = runs.map((r) => {
+    strictEqual(r.code, 0, r.stderr);
+    return outLines(r).find((l) => l.startsWith("RUN_DIR: "))!.slice(9);
+  });
+  strictEqual(new Set(dirs).size, 3);
+  for (const d of dirs) strictEqual(read(`${d}/orig/CLAUDE.md`), CLAUDE_MD);
 });
