@@ -14,7 +14,7 @@ import {
   runToolAsync,
   UNPRIVILEGED_ID,
 } from "./_helpers.ts";
-import { flagPath, freshRoot, NOW } from "./_prose_fixtures.ts";
+import { flagPath, freshRoot, NOW, prose } from "./_prose_fixtures.ts";
 import { readProseFlag } from "../lib/prose/mod.ts";
 
 const WRITERS = 20;
@@ -104,4 +104,22 @@ Deno.test({
   const r = runToolAsUser("prose", ["status", "--local"], { env: { CELLM_DIR: root } });
   assert.equal(r.code, 1, r.stderr);
   assert.match(lines(r.stdout)[0], /^PROSE: state=unsafe .* reason=foreign-owner$/);
+});
+
+// Needs root to chown the fixture; not one of the §11 acceptance lines.
+Deno.test({
+  name: "without --allow-sys, a flag owned by someone else than its directory is foreign-owner",
+  ignore: !IS_ROOT,
+}, () => {
+  const root = freshRoot();
+  const dir = join(root, "prose");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  writeFileSync(join(dir, ".active"), payload(2), { mode: 0o600 });
+  chownSync(join(dir, ".active"), UNPRIVILEGED_ID, UNPRIVILEGED_ID);
+  const permissions = ["--allow-read", "--allow-write", "--allow-env"];
+  const r = prose(root, ["status"], { permissions });
+  assert.equal(r.code, 1, r.stderr);
+  assert.match(lines(r.stdout)[0], /^PROSE: state=unsafe .* reason=foreign-owner$/);
+  const withSys = prose(root, ["status"]);
+  assert.match(lines(withSys.stdout)[0], /^PROSE: state=unsafe .* reason=foreign-owner$/);
 });

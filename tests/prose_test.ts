@@ -624,3 +624,33 @@ Deno.test("paths with control bytes are sanitized in every stream", () => {
   const doc = JSON.parse(prose(root, ["status", "--json"]).stdout);
   assert.equal(doc.flagPath.endsWith("/abcd/prose/.active"), true, doc.flagPath);
 });
+
+Deno.test("the documented permission set (no --allow-sys) is enough for every filesystem command", () => {
+  const root = freshRoot();
+  const permissions = [
+    "--allow-read",
+    "--allow-write",
+    "--allow-env",
+    "--allow-net=127.0.0.1,localhost",
+    "--allow-run=git",
+  ];
+  for (
+    const [args, code] of [
+      [["on", "2", "turns"], 0],
+      [["status"], 0],
+      [["status", "--json"], 0],
+      [["level", "minimal"], 0],
+      [["consume"], 0],
+      [["session-end"], 0],
+      [["on", "block"], 0],
+      [["block-end"], 0],
+      [["off"], 0],
+      [["match", "--text", "prose"], 1],
+    ] as [string[], number][]
+  ) {
+    const r = prose(root, args, { permissions });
+    assert.equal(r.code, code, `${args.join(" ")}: ${r.stderr}`);
+  }
+  plantFlag(root, JSON.stringify(flagObject()), 0o666);
+  assert.match(out(prose(root, ["status"], { permissions }))[0], / reason=insecure-mode$/);
+});
