@@ -2,8 +2,9 @@
  * CLI tests of `context-guard verify-deleted` (spec §7.6, §9 G8, §10 "verify-deleted" lines).
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, rmSync } from "node:fs";
-import { runTool } from "./_helpers.ts";
+import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { makeSharedTempDir, runTool, runToolAsUser } from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
@@ -278,4 +279,39 @@ Deno.test("verify-deleted --global: the deleted file and run dir of the global l
   // The project layer has no such snapshot.
   const p = cg(ex, ["verify-deleted", "--survivor", `${g}/CLAUDE.md`, `${g}/rules/dup.md`]);
   assert.equal(p.code, 2);
+});
+
+Deno.test("verify-deleted: a stand-in that cannot be written → exit 2, nothing changed", () => {
+  const base = makeSharedTempDir("ctxkit-vd-");
+  const home = `${base}/home`;
+  const proj = `${home}/proj`;
+  writeTree(proj, { "CLAUDE.md": CLAUDE_MD, "old.md": OLD_MD });
+  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
+  const snap = runTool("context-guard", ["snapshot", "old.md"], { cwd: proj, env });
+  assert.equal(snap.code, 0, snap.stderr);
+  const rd = outLines(snap).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
+  rmSync(`${proj}/old.md`);
+  // The unprivileged user may read the run dir but not create files in the project.
+  spawnSync("chmod", ["-R", "a+rX", `${home}/.claude`]);
+  chmodSync(home, 0o755);
+  chmodSync(proj, 0o755);
+  const r = runToolAsUser("context-guard", [
+    "verify-deleted",
+    "--run-dir",
+    rd,
+    "--survivor",
+    "CLAUDE.md",
+    "old.md",
+  ], {
+    cwd: proj,
+    env,
+  });
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.equal(r.stdout, "");
+  assert.match(
+    errLines(r)[0],
+    /^❌ cannot write stand-in: old\.md \(.*(EACCES|[Pp]ermission denied).*\)$/,
+  );
+  assert.ok(!existsSync(`${proj}/old.md`));
+  assert.ok(!existsSync(`${rd}/draft`));
 });

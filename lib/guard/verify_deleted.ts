@@ -161,7 +161,7 @@ function writeStandIn(abs: string, rel: string, bytes: Uint8Array): void {
     if ((e as { code?: string }).code === "EEXIST") {
       die(`❌ ${rel} is still on disk - verify-deleted is for a DELETED file`);
     }
-    throw e;
+    die(`❌ cannot write stand-in: ${rel} (${(e as Error).message.split("\n")[0]})`);
   }
   try {
     let offset = 0;
