@@ -156,7 +156,10 @@ export function stageSnapshot(options: StageSnapshotOptions): StageSnapshotResul
   let runDir = options.runDir ?? auto(n);
   if (options.runDir === undefined) { while (existsNoFollow(runDir)) runDir = auto(++n); }
   refuseLinkedRunDir(runDir, base);
-  if (existsNoFollow(runDir)) die(`❌ snapshot directory already exists: ${runDir}`);
+  // An auto name taken meanwhile is not an error: the exclusive creation below moves on.
+  if (options.runDir !== undefined && existsNoFollow(runDir)) {
+    die(`❌ snapshot directory already exists: ${runDir}`);
+  }
   if (inGit && isSymlink(`${root === "/" ? "" : root}/.gitignore`)) {
     die(`❌ refusing to update symbolic-link ignore file: ${root}/.gitignore`);
   }
