@@ -44,6 +44,8 @@ export class Discovery {
   readonly issues: ScanIssue[] = [];
   /** stderr warnings (unreadable directories met by a root walk). */
   readonly warnings: string[] = [];
+  /** Directory listings read so far this run (see `WalkOptions.listings`). */
+  readonly listings: Map<string, Deno.DirEntry[]> = new Map();
 
   /** Record a `discovery-incomplete` issue. */
   issue(root: RootLabel, path: string, detail: string): void {
@@ -87,7 +89,13 @@ export function instructionFiles(out: Discovery, label: RootLabel, root: string)
     }
     return [];
   }
-  const result = walk(root, st, { follow: true, prune: true }, anyMarkdown, null);
+  const result = walk(
+    root,
+    st,
+    { follow: true, prune: true, listings: out.listings },
+    anyMarkdown,
+    null,
+  );
   out.walkIssue(label, root, result.problems);
   return result.files;
 }
@@ -96,7 +104,13 @@ export function instructionFiles(out: Discovery, label: RootLabel, root: string)
 export function memoryFiles(out: Discovery, label: RootLabel, start: string): string[] {
   const st = directoryStat(out, label, start);
   if (st === undefined) return [];
-  const result = walk(start, st, { follow: false, prune: false }, anyMarkdown, null);
+  const result = walk(
+    start,
+    st,
+    { follow: false, prune: false, listings: out.listings },
+    anyMarkdown,
+    null,
+  );
   out.walkIssue(label, start, result.problems);
   return result.files.sort(compareUtf8);
 }
@@ -180,7 +194,7 @@ function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): Ro
       return wanted;
     },
   };
-  const result = walk(root, st, { follow: false, prune: true }, visitor, {
+  const result = walk(root, st, { follow: false, prune: true, listings: out.listings }, visitor, {
     hooks: false,
     agents: false,
     skills: false,

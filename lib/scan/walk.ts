@@ -60,6 +60,11 @@ export interface WalkVisitor<C> {
 
 /** How to walk. */
 export interface WalkOptions {
+  /**
+   * Listings already read this run, by logical path. A walk stores what it lists and reuses what an
+   * earlier walk listed, so a `references` walk inside the root walk's tree reads nothing twice.
+   */
+  listings?: Map<string, Deno.DirEntry[]>;
   /** Follow links (followed walk) instead of ignoring link entries (physical walk). */
   follow: boolean;
   /** Apply {@linkcode PRUNE_NAMES} to directories strictly below the start. */
@@ -109,16 +114,19 @@ export function walk<C>(
   const chain: Frame[] = [{ dev: startStat.dev, ino: startStat.ino, path: start }];
 
   const enter = (dir: string, ctx: C): void => {
-    let entries: Deno.DirEntry[];
-    try {
-      entries = [...Deno.readDirSync(dir)];
-    } catch (e) {
-      problems.push(
-        isLossyPath(dir)
-          ? { kind: "lossy", path: dir }
-          : { kind: "unreadable", path: dir, reason: osReason(e) },
-      );
-      return;
+    let entries = options.listings?.get(dir);
+    if (entries === undefined) {
+      try {
+        entries = [...Deno.readDirSync(dir)];
+      } catch (e) {
+        problems.push(
+          isLossyPath(dir)
+            ? { kind: "lossy", path: dir }
+            : { kind: "unreadable", path: dir, reason: osReason(e) },
+        );
+        return;
+      }
+      options.listings?.set(dir, entries);
     }
     for (const entry of entries) {
       const name = entry.name;
