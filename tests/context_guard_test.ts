@@ -949,3 +949,27 @@ Deno.test("concurrent snapshots never share a run dir", async () => {
   strictEqual(new Set(dirs).size, 3);
   for (const d of dirs) strictEqual(read(`${d}/orig/CLAUDE.md`), CLAUDE_MD);
 });
+
+Deno.test("verify without a layer flag takes the newest run dir of any layer", () => {
+  const p = exampleProject();
+  const gl = `${p.home}/.claude`;
+  writeTree(gl, { "rules.md": "g 1\n" });
+  fakeBackup(p.backups, "20261012-140307-project_context-slim", p.proj, { "CLAUDE.md": CLAUDE_MD });
+  const grd = fakeBackup(
+    p.backups,
+    "20261012-140308-global_context-slim",
+    gl,
+    { "rules.md": "g 1\n" },
+    "global",
+  );
+  // The newest run is global; files are still checked against the project root.
+  dies(
+    cg(p, ["verify", "CLAUDE.md"]),
+    2,
+    `❌ no snapshot for CLAUDE.md in ${grd} - run 'snapshot' before editing`,
+  );
+  // --project last finds the project run.
+  const r = cg(p, ["verify", "--project", "CLAUDE.md"]);
+  strictEqual(r.code, 0, r.stderr);
+  deepStrictEqual(outLines(r).at(-1), "FILES_FAILED: 0");
+});
