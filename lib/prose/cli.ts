@@ -32,6 +32,7 @@ import { LEVELS, type ProseLevel, type ProseSource, type ReasonCode, SOURCES } f
 import { statusDocument, statusLine, statusSentence } from "./status.ts";
 import { matchTrigger } from "./trigger.ts";
 import { serveMain } from "./serve.ts";
+import { runDelegation } from "./backend_client.ts";
 
 /** The permission flags every documented invocation (and the git hook block) uses. */
 export const RUN_PERMISSIONS = [
@@ -117,13 +118,13 @@ export interface DelegationContext {
  *
  * Returns the exit code when the backend handled the command (including rejections), or `null`
  * to make the CLI act on the flag file (after printing the `via=filesystem backend=unreachable`
- * line and warning, on fallback). Until the backend issue lands, always `null`.
+ * line and warning, on fallback). `sync` never returns `null`: it has nothing to do locally.
  */
 export function delegateToBackend(
-  _command: DelegatedCommand,
-  _ctx: DelegationContext,
+  command: DelegatedCommand,
+  ctx: DelegationContext,
 ): Promise<number | null> {
-  return Promise.resolve(null);
+  return runDelegation(command, ctx.url);
 }
 
 // ---------------------------------------------------------------------------------------------

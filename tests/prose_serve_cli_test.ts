@@ -1,0 +1,406 @@
+/**
+ * `prose serve` and CLI delegation as a user runs them (spec §9, acceptance 28, 30–32): the server
+ * in a child process (listening line, signals, startup failures) and the CLI talking to a real
+ * backend on an ephemeral loopback port, falling back when it is stopped. Runs against the sources
+ * or, with `CTXKIT_TEST_TARGET=bundle`, the bundles.
+ */
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { DatabaseSync } from "node:sqlite";
+import {
+  baseEnv,
+  lines,
+  makeTempDir,
+  removeDir,
+  runTool,
+  runToolAsync,
+  toolCommand,
+} from "./_helpers.ts";
+import { type RunningServer, startProseServer } from "../lib/prose/serve.ts";
+
+const EXIT_LINE = /^(✅ EXIT:0|❌ FAILED EXIT:[12])$/;
+
+function lastErr(stderr: string): string {
+  return lines(stderr).at(-1) ?? "";
+}
+
+/** A fresh `CELLM_DIR` with an owner-only `prose/` directory. */
+function freshRoot(): { root: string; dir: string } {
+  const root = makeTempDir("prose-cli-");
+  const dir = join(root, "prose");
+  mkdirSync(dir, { mode: 0o700 });
+  return { root, dir };
+}
+
+/** A port nobody listens on (bound, then released). */
+function closedPort(): number {
+  const probe = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const port = (probe.addr as Deno.NetAddr).port;
+  probe.close();
+  return port;
+}
+
+interface ServeChild {
+  /** The listening line's URL. */
+  url: string;
+  /** Everything printed on stdout so far (the listening line first). */
+  stdout: () => string;
+  /** Send `signal` and wait for the exit: code and full output. */
+  stop: (signal: "SIGTERM" | "SIGINT") => Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/**
+ * Start `prose serve` in a child process; resolve once it printed its listening line. (Deno.Command,
+ * not node:child_process: the latter reports a signalled child as killed even when it exited 0.)
+ */
+async function spawnServe(args: string[], env: Record<string, string>): Promise<ServeChild> {
+  const child = new Deno.Command(Deno.execPath(), {
+    args: [...toolCommand("prose"), "serve", ...args],
+    clearEnv: true,
+    env: { ...baseEnv(), ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const decoder = new TextDecoder();
+  let out = "";
+  let err = "";
+  const drainErr = (async () => {
+    for await (const c of child.stderr) err += decoder.decode(c, { stream: true });
+  })();
+  const reader = child.stdout.getReader();
+  const drainOut = async () => {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      out += decoder.decode(value, { stream: true });
+    }
+  };
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  let url: string | undefined;
+  // Bounded: the listening line comes first, within 30 s (the timer kills a stuck child).
+  while (url === undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += decoder.decode(value, { stream: true });
+    url = out.match(/^PROSE: serve listening=(http:\/\/127\.0\.0\.1:[0-9]+) db=.*\n/)?.[1];
+  }
+  clearTimeout(timer);
+  const rest = drainOut();
+  if (url === undefined) {
+    const status = await child.status;
+    await Promise.all([rest, drainErr]);
+    throw new Error(`serve exited early (${status.code}): ${out} ${err}`);
+  }
+  return {
+    url,
+    stdout: () => out,
+    stop: async (signal) => {
+      child.kill(signal);
+      const status = await child.status;
+      await Promise.all([rest, drainErr]);
+      return { code: status.code, stdout: out, stderr: err };
+    },
+  };
+}
+
+function mirrorRows(db: string): Record<string, string> {
+  const conn = new DatabaseSync(db);
+  try {
+    const rows = conn.prepare("SELECT key, value FROM settings ORDER BY key").all();
+    return Object.fromEntries(rows.map((r) => [String(r.key), String(r.value)]));
+  } finally {
+    conn.close();
+  }
+}
+
+Deno.test("serve: listening line, 0600 WAL mirror, health, clean SIGTERM and SIGINT", async () => {
+  const { root, dir } = freshRoot();
+  try {
+    for (const signal of ["SIGTERM", "SIGINT"] as const) {
+      const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+      try {
+        assert.equal(
+          lines(child.stdout())[0],
+          `PROSE: serve listening=${child.url} db=${join(dir, "prose.db")}`,
+        );
+        const res = await fetch(`${child.url}/health`);
+        assert.deepEqual(await res.json(), { ok: true });
+        assert.equal(Deno.statSync(join(dir, "prose.db")).mode! & 0o777, 0o600);
+      } finally {
+        const done = await child.stop(signal);
+        assert.equal(done.code, 0, done.stderr);
+        assert.equal(lastErr(done.stderr), "✅ EXIT:0");
+        assert.equal(lines(done.stdout).at(-1), `PROSE: serve stopped signal=${signal}`);
+      }
+    }
+    // The mirror and the directory only: no temp files, WAL checkpointed on close.
+    assert.deepEqual(readdirSync(dir).sort(), ["prose.db"]);
+  } finally {
+    removeDir(root);
+  }
+});
+
+Deno.test("serve: port resolution --port > CELLM_WORKER_PORT > worker.json", async () => {
+  const { root } = freshRoot();
+  try {
+    const port = closedPort();
+    writeFileSync(join(root, "worker.json"), JSON.stringify({ port, pid: 1 }));
+    const fromWorker = await spawnServe(["--db", join(root, "w.db")], { CELLM_DIR: root });
+    assert.equal(fromWorker.url, `http://127.0.0.1:${port}`);
+    assert.equal((await fromWorker.stop("SIGTERM")).code, 0);
+
+    const envPort = closedPort();
+    const fromEnv = await spawnServe(["--db", join(root, "e.db")], {
+      CELLM_DIR: root,
+      CELLM_WORKER_PORT: String(envPort),
+    });
+    assert.equal(fromEnv.url, `http://127.0.0.1:${envPort}`);
+    assert.equal((await fromEnv.stop("SIGTERM")).code, 0);
+
+    const bad = runTool("prose", ["serve", "--port", "http"], { env: { CELLM_DIR: root } });
+    assert.equal(bad.code, 2);
+    assert.match(bad.stderr, /^PROSE-ERROR: code=usage field=--port /m);
+    const badEnv = runTool("prose", ["serve"], {
+      env: { CELLM_DIR: root, CELLM_WORKER_PORT: "70000" },
+    });
+    assert.equal(badEnv.code, 2);
+    assert.match(badEnv.stderr, /^PROSE-ERROR: code=env field=CELLM_WORKER_PORT /m);
+    assert.equal(lastErr(badEnv.stderr), "❌ FAILED EXIT:2");
+  } finally {
+    removeDir(root);
+  }
+});
+
+Deno.test("serve: busy port → rc 1 code=port-in-use; bad database → rc 1 code=db; bad config → rc 2", () => {
+  const { root, dir } = freshRoot();
+  const busy = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  try {
+    const port = (busy.addr as Deno.NetAddr).port;
+    const r = runTool("prose", ["serve", "--port", String(port)], { env: { CELLM_DIR: root } });
+    assert.equal(r.code, 1);
+    assert.match(
+      r.stderr,
+      new RegExp(`^PROSE-ERROR: code=port-in-use 127\\.0\\.0\\.1:${port} `, "m"),
+    );
+    assert.equal(lastErr(r.stderr), "❌ FAILED EXIT:1");
+    assert.equal(r.stdout, "");
+
+    const junk = join(root, "junk.db");
+    writeFileSync(junk, "not a database, just some text that is long enough to be read\n");
+    const db = runTool("prose", ["serve", "--port", "0", "--db", junk], {
+      env: { CELLM_DIR: root },
+    });
+    assert.equal(db.code, 1);
+    assert.match(db.stderr, /^PROSE-ERROR: code=db cannot open database /m);
+    const dirDb = runTool("prose", ["serve", "--port", "0", "--db", dir], {
+      env: { CELLM_DIR: root },
+    });
+    assert.equal(dirDb.code, 1);
+    assert.match(dirDb.stderr, /^PROSE-ERROR: code=db /m);
+
+    writeFileSync(join(dir, "config.json"), '{"levle": "full"}');
+    const cfg = runTool("prose", ["serve", "--port", "0"], { env: { CELLM_DIR: root } });
+    assert.equal(cfg.code, 2);
+    assert.match(cfg.stderr, /^PROSE-ERROR: code=config field=levle /m);
+    assert.equal(existsSync(join(dir, "prose.db")), false);
+
+    const usage = runTool("prose", ["serve", "--bind", "0.0.0.0"], { env: { CELLM_DIR: root } });
+    assert.equal(usage.code, 2);
+    for (const run of [r, db, dirDb, cfg, usage]) {
+      assert.match(lastErr(run.stderr), EXIT_LINE);
+      assert.doesNotMatch(run.stderr, /\n\s+at /);
+    }
+  } finally {
+    busy.close();
+    removeDir(root);
+  }
+});
+
+// --- delegation --------------------------------------------------------------------------------
+
+/** An in-process backend over `root` (the CLI runs as a child, so the test loop stays free). */
+async function backend(root: string): Promise<RunningServer> {
+  return await startProseServer({
+    port: 0,
+    dbPath: join(root, "prose", "prose.db"),
+    opts: { root },
+  });
+}
+
+Deno.test("delegation: on/status/consume/sync through the backend; drift after a local consume", async () => {
+  const { root, dir } = freshRoot();
+  const server = await backend(root);
+  try {
+    const env = { CELLM_DIR: root, CELLM_WORKER_URL: server.url };
+    const on = await runToolAsync("prose", ["on", "1", "turn", "--level", "minimal"], { env });
+    assert.equal(on.code, 0, on.stderr);
+    assert.deepEqual(lines(on.stdout).slice(0, 2), [
+      `PROSE: via=backend url=${server.url}`,
+      "PROSE: action=on result=activated",
+    ]);
+    assert.match(lines(on.stdout)[2], /^PROSE: state=active level=minimal .*ttl=turn:1 /);
+    assert.equal(lastErr(on.stderr), "✅ EXIT:0");
+    assert.deepEqual(mirrorRows(join(dir, "prose.db")), {
+      CELLM_PROSE_ACTIVE: "true",
+      CELLM_PROSE_EXPIRES_AT: "null",
+      CELLM_PROSE_LEVEL: "minimal",
+    });
+
+    const status = await runToolAsync("prose", ["status", "--json"], { env });
+    assert.equal(status.code, 0);
+    const doc = JSON.parse(status.stdout);
+    assert.equal(doc.via, "backend");
+    assert.equal(doc.drift, false);
+
+    // consume never touches the network: it works on the flag file even with a backend set.
+    const consume = await runToolAsync("prose", ["consume"], { env });
+    assert.equal(consume.code, 0);
+    assert.match(consume.stdout, /^PROSE: action=consume result=cleared remaining=0$/m);
+    assert.doesNotMatch(consume.stdout, /via=/);
+
+    const drifted = await runToolAsync("prose", ["status"], { env });
+    assert.equal(drifted.code, 0);
+    assert.deepEqual(lines(drifted.stdout).slice(0, 3), [
+      `PROSE: via=backend url=${server.url}`,
+      "PROSE: state=absent level=- effective=off ttl=- expiresAt=- activatedAt=- source=-",
+      "PROSE: mirror drift=true driftKeys=CELLM_PROSE_ACTIVE,CELLM_PROSE_LEVEL",
+    ]);
+
+    const sync = await runToolAsync("prose", ["sync"], { env });
+    assert.equal(sync.code, 0, sync.stderr);
+    assert.equal(lines(sync.stdout)[1], "PROSE: action=sync result=synced");
+    const after = JSON.parse((await runToolAsync("prose", ["status", "--json"], { env })).stdout);
+    assert.equal(after.drift, false);
+
+    // level and off are delegated too.
+    const level = await runToolAsync("prose", ["level", "full"], { env });
+    assert.equal(lines(level.stdout)[1], "PROSE: action=level result=activated");
+    const off = await runToolAsync("prose", ["off"], { env });
+    assert.equal(lines(off.stdout)[1], "PROSE: action=off result=cleared");
+    assert.equal(mirrorRows(join(dir, "prose.db")).CELLM_PROSE_ACTIVE, "false");
+
+    // --local skips the backend.
+    const local = await runToolAsync("prose", ["status", "--local"], { env });
+    assert.doesNotMatch(local.stdout, /via=/);
+    assert.deepEqual(readdirSync(dir).filter((n) => n.includes(".tmp-")), []);
+  } finally {
+    await server.shutdown();
+    removeDir(root);
+  }
+});
+
+Deno.test("delegation: a backend rejection is reported and never retried locally", async () => {
+  const { root, dir } = freshRoot();
+  const server = await backend(root);
+  try {
+    const target = join(root, "target");
+    writeFileSync(target, "keep\n");
+    Deno.symlinkSync(target, join(dir, ".active"));
+    const env = { CELLM_DIR: root, CELLM_WORKER_URL: server.url };
+    const on = await runToolAsync("prose", ["on"], { env });
+    assert.equal(on.code, 1);
+    assert.deepEqual(lines(on.stdout), [
+      `PROSE: via=backend url=${server.url}`,
+      "PROSE: action=on result=refused reason=symlink-file",
+    ]);
+    assert.match(on.stderr, /^PROSE-ERROR: code=symlink-file /m);
+    assert.equal(lastErr(on.stderr), "❌ FAILED EXIT:1");
+    assert.equal(readFileSync(target, "utf8"), "keep\n");
+  } finally {
+    await server.shutdown();
+    removeDir(root);
+  }
+});
+
+Deno.test("delegation falls back to the flag file when the server is stopped mid-test", async () => {
+  const { root, dir } = freshRoot();
+  const server = await backend(root);
+  const url = server.url;
+  try {
+    const env = { CELLM_DIR: root, CELLM_WORKER_URL: url };
+    const first = await runToolAsync("prose", ["on", "--level", "minimal"], { env });
+    assert.equal(lines(first.stdout)[0], `PROSE: via=backend url=${url}`);
+    await server.shutdown();
+
+    const on = await runToolAsync("prose", ["on", "--level", "full"], { env });
+    assert.equal(on.code, 0, on.stderr);
+    assert.deepEqual(lines(on.stdout).slice(0, 2), [
+      `PROSE: via=filesystem backend=unreachable url=${url} reason=connection`,
+      "PROSE: action=on result=replaced",
+    ]);
+    assert.match(
+      on.stderr,
+      /^PROSE-WARN: backend unreachable; flag file used directly \(mirror not updated\)$/m,
+    );
+    assert.equal(JSON.parse(readFileSync(join(dir, ".active"), "utf8")).level, "full");
+    assert.equal(lastErr(on.stderr), "✅ EXIT:0");
+    // The mirror was not updated: it still says minimal.
+    assert.equal(mirrorRows(join(dir, "prose.db")).CELLM_PROSE_LEVEL, "minimal");
+
+    const status = await runToolAsync("prose", ["status"], { env });
+    assert.equal(status.code, 0);
+    assert.match(
+      lines(status.stdout)[0],
+      /^PROSE: via=filesystem backend=unreachable .*connection$/,
+    );
+    assert.match(lines(status.stdout)[1], /^PROSE: state=active level=full /);
+
+    const sync = await runToolAsync("prose", ["sync"], { env });
+    assert.equal(sync.code, 1);
+    assert.equal(lastErr(sync.stderr), "❌ FAILED EXIT:1");
+  } finally {
+    await server.shutdown();
+    removeDir(root);
+  }
+});
+
+Deno.test("delegation: 404 and 5xx answers fall back; consume/block-end/session-end send nothing", async () => {
+  const { root } = freshRoot();
+  const seen: string[] = [];
+  let answer = 404;
+  const trap = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    seen.push(`${req.method} ${new URL(req.url).pathname}`);
+    return new Response("{}", { status: answer });
+  });
+  try {
+    const url = `http://127.0.0.1:${trap.addr.port}`;
+    const env = { CELLM_DIR: root, CELLM_WORKER_URL: url };
+    const on = await runToolAsync("prose", ["on", "2", "turns"], { env });
+    assert.equal(on.code, 0, on.stderr);
+    assert.match(on.stdout, /^PROSE: via=filesystem backend=unreachable .* reason=not-found$/m);
+    answer = 503;
+    const level = await runToolAsync("prose", ["level", "minimal"], { env });
+    assert.match(level.stdout, / reason=server-error$/m);
+    assert.match(level.stdout, /^PROSE: action=level result=changed$/m);
+    seen.length = 0;
+    for (const cmd of ["consume", "block-end", "session-end"]) {
+      const r = await runToolAsync("prose", [cmd], { env });
+      assert.equal(r.code, 0, `${cmd}: ${r.stderr}`);
+      assert.doesNotMatch(r.stdout, /via=/);
+    }
+    assert.deepEqual(seen, []);
+  } finally {
+    await trap.shutdown();
+    removeDir(root);
+  }
+});
+
+Deno.test("delegation: a non-loopback backend URL is rc 2 and nothing is sent", async () => {
+  const { root, dir } = freshRoot();
+  try {
+    const r = await runToolAsync("prose", ["on"], {
+      env: { CELLM_DIR: root, CELLM_WORKER_URL: "http://10.0.0.5:31415" },
+    });
+    assert.equal(r.code, 2);
+    assert.match(r.stderr, /^PROSE-ERROR: code=env field=CELLM_WORKER_URL /m);
+    assert.equal(existsSync(join(dir, ".active")), false);
+    writeFileSync(join(dir, "config.json"), '{"backend": {"url": "http://example.com"}}');
+    const cfg = await runToolAsync("prose", ["on"], { env: { CELLM_DIR: root } });
+    assert.equal(cfg.code, 2);
+    assert.match(cfg.stderr, /field=backend\.url/);
+  } finally {
+    removeDir(root);
+  }
+});
