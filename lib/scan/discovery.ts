@@ -194,11 +194,19 @@ function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): Ro
       return wanted;
     },
   };
-  const result = walk(root, st, { follow: false, prune: true, listings: out.listings }, visitor, {
-    hooks: false,
-    agents: false,
-    skills: false,
-  });
+  // Keep only the listings a later `references` walk can reuse: the whole tree would cost memory.
+  const store = (dir: string) => dir.includes("/references");
+  const result = walk(
+    root,
+    st,
+    { follow: false, prune: true, listings: out.listings, store },
+    visitor,
+    {
+      hooks: false,
+      agents: false,
+      skills: false,
+    },
+  );
   const issues: WalkProblem[] = [];
   const unreadable: string[] = [];
   for (const problem of result.problems) {

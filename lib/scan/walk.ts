@@ -65,6 +65,8 @@ export interface WalkOptions {
    * earlier walk listed, so a `references` walk inside the root walk's tree reads nothing twice.
    */
   listings?: Map<string, Deno.DirEntry[]>;
+  /** Which listings to store in `listings` (default: all); bounds memory on huge trees. */
+  store?: (dir: string) => boolean;
   /** Follow links (followed walk) instead of ignoring link entries (physical walk). */
   follow: boolean;
   /** Apply {@linkcode PRUNE_NAMES} to directories strictly below the start. */
@@ -126,7 +128,7 @@ export function walk<C>(
         );
         return;
       }
-      options.listings?.set(dir, entries);
+      if (options.store?.(dir) ?? true) options.listings?.set(dir, entries);
     }
     for (const entry of entries) {
       const name = entry.name;
