@@ -32,14 +32,14 @@ function percentile(sorted: number[], p: number): number {
   return sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)];
 }
 
-function report(name: string, s: Sample): { rps: number; p99: number } {
+function report(name: string, s: Sample, unit: "requests" | "ops"): { rps: number; p99: number } {
   const sorted = [...s.latencies].sort((a, b) => a - b);
   const rps = s.latencies.length / (s.total / 1000);
   const p50 = percentile(sorted, 50);
   const p99 = percentile(sorted, 99);
   console.log(
-    `${name.padEnd(28)} ${String(s.latencies.length).padStart(5)} ops  ` +
-      `${rps.toFixed(0).padStart(7)} ops/s  p50 ${p50.toFixed(3)} ms  p99 ${p99.toFixed(3)} ms`,
+    `${name.padEnd(28)} ${String(s.latencies.length).padStart(5)} ${unit.padEnd(8)} ` +
+      `${rps.toFixed(0).padStart(7)} ${unit}/s  p50 ${p50.toFixed(3)} ms  p99 ${p99.toFixed(3)} ms`,
   );
   return { rps, p99 };
 }
@@ -99,9 +99,9 @@ try {
     }
   });
 
-  const s = report("toggle+status (HTTP+SQLite)", serve);
-  const h = report("baseline GET /health", health);
-  const d = report("baseline direct flag I/O", direct);
+  const s = report("toggle+status (HTTP+SQLite)", serve, "requests");
+  const h = report("baseline GET /health", health, "requests");
+  const d = report("baseline direct flag I/O", direct, "ops");
   console.log(
     `ratio vs /health: throughput ${(s.rps / h.rps).toFixed(2)}x, p99 ${
       (s.p99 / h.p99).toFixed(2)
