@@ -9,7 +9,7 @@
  */
 
 import { realpathSync, statSync } from "node:fs";
-import { die } from "./exit.ts";
+import { die, isPermissionError } from "./exit.ts";
 
 /** Read an environment variable; `undefined` when unset or empty. */
 export function envValue(name: string): string | undefined {
@@ -87,11 +87,15 @@ export function globalRoot(): string {
   return `${home}/.claude`;
 }
 
-/** True when `path` is a directory after following links. */
+/**
+ * True when `path` is a directory after following links. A missing Deno read grant is rethrown (the
+ * bin reports it as a permission problem rather than "not a directory").
+ */
 export function isDirectory(path: string): boolean {
   try {
     return statSync(path).isDirectory();
-  } catch {
+  } catch (e) {
+    if (isPermissionError(e)) throw e;
     return false;
   }
 }

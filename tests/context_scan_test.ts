@@ -937,3 +937,21 @@ function spawnSyncOk(cmd: string, args: string[], dir: string): void {
   const r = spawnSync(cmd, args);
   assert.equal(r.status, 0, `${cmd} failed`);
 }
+
+Deno.test("Missing read permission → one ❌ missing Deno permission line, exit 2, no JSON", () => {
+  const root = makeTempDir("ctxkit-scan-perm-");
+  for (
+    const permissions of [["--allow-env", "--allow-run=git"], [
+      `--allow-read=${root}`,
+      "--allow-env",
+    ]]
+  ) {
+    const r = scan(["--root", root], { permissions });
+    assert.equal(r.code, 2, r.stderr);
+    assert.equal(r.stdout, "");
+    const errLines = r.stderr.split("\n");
+    assert.equal(errLines.length, 3, r.stderr);
+    assert.match(errLines[0], /^❌ missing Deno permission: /);
+    assert.equal(errLines[1], "❌ FAILED EXIT:2");
+  }
+});

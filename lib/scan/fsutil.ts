@@ -5,6 +5,8 @@
  * @module
  */
 
+import { isPermissionError } from "../exit.ts";
+
 // Deno's own fs calls, not node:fs: the node compatibility layer costs 2–3× per call, and the walk
 // makes one call per directory and file.
 
@@ -23,6 +25,14 @@ const REASONS: Record<string, string> = {
   EMFILE: "Too many open files",
   ENFILE: "Too many open files in system",
 };
+
+/**
+ * Rethrow a missing-Deno-permission error (a grant problem, not a file problem) so the bin reports
+ * it as such; every other error is the caller's to classify.
+ */
+export function rethrowPermission(e: unknown): void {
+  if (isPermissionError(e)) throw e;
+}
 
 /** The error code of an fs error (`EACCES`…), or `undefined`. */
 export function errorCode(e: unknown): string | undefined {
@@ -52,7 +62,8 @@ export function isLossyPath(path: string): boolean {
   try {
     Deno.lstatSync(path);
     return false;
-  } catch {
+  } catch (e) {
+    rethrowPermission(e);
     return true;
   }
 }
@@ -62,6 +73,7 @@ export function statOrError(path: string): Stats | { error: unknown } {
   try {
     return Deno.statSync(path);
   } catch (e) {
+    rethrowPermission(e);
     return { error: e };
   }
 }
@@ -70,7 +82,8 @@ export function statOrError(path: string): Stats | { error: unknown } {
 export function lstatOrUndefined(path: string): Stats | undefined {
   try {
     return Deno.lstatSync(path);
-  } catch {
+  } catch (e) {
+    rethrowPermission(e);
     return undefined;
   }
 }
@@ -97,6 +110,7 @@ export function readFileMeasure(path: string, content: boolean): FileRead {
       file.close();
     }
   } catch (e) {
+    rethrowPermission(e);
     return { ok: false, reason: osReason(e) };
   }
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { isLossyPath, osReason, type Stats } from "./fsutil.ts";
+import { isLossyPath, osReason, rethrowPermission, type Stats } from "./fsutil.ts";
 
 /** Directory names no root, instruction or reference walk enters (memory walks ignore the list). */
 export const PRUNE_NAMES: ReadonlySet<string> = new Set([
@@ -121,6 +121,7 @@ export function walk<C>(
       try {
         entries = [...Deno.readDirSync(dir)];
       } catch (e) {
+        rethrowPermission(e);
         problems.push(
           isLossyPath(dir)
             ? { kind: "lossy", path: dir }
@@ -141,6 +142,7 @@ export function walk<C>(
         try {
           st = Deno.statSync(path);
         } catch (e) {
+          rethrowPermission(e);
           problems.push(
             isLossyPath(path)
               ? { kind: "lossy", path }
@@ -153,7 +155,8 @@ export function walk<C>(
         let st: Stats;
         try {
           st = Deno.statSync(path);
-        } catch {
+        } catch (e) {
+          rethrowPermission(e);
           if (isLossyPath(path)) problems.push({ kind: "lossy", path });
           continue; // dangling link: silently ignored
         }
@@ -205,6 +208,7 @@ export function listDirectory(dir: string): ListResult {
   try {
     entries = [...Deno.readDirSync(dir)];
   } catch (e) {
+    rethrowPermission(e);
     problems.push({ kind: "unreadable", path: dir, reason: osReason(e) });
     return { files, problems };
   }
@@ -215,7 +219,8 @@ export function listDirectory(dir: string): ListResult {
     if (!regular && entry.isSymlink) {
       try {
         regular = Deno.statSync(path).isFile;
-      } catch {
+      } catch (e) {
+        rethrowPermission(e);
         regular = false;
       }
     }
