@@ -387,6 +387,22 @@ Deno.test("delegation: 404 and 5xx answers fall back; consume/block-end/session-
   }
 });
 
+Deno.test("delegation without a network grant is a permission error (rc 2), not a fallback", async () => {
+  const { root, dir } = freshRoot();
+  try {
+    const r = await runToolAsync("prose", ["on"], {
+      env: { CELLM_DIR: root, CELLM_WORKER_URL: `http://127.0.0.1:${closedPort()}` },
+      permissions: ["--allow-read", "--allow-write", "--allow-env"],
+    });
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(r.stderr, /^PROSE-ERROR: code=permission /m);
+    assert.equal(lastErr(r.stderr), "❌ FAILED EXIT:2");
+    assert.equal(existsSync(join(dir, ".active")), false);
+  } finally {
+    removeDir(root);
+  }
+});
+
 Deno.test("delegation: a non-loopback backend URL is rc 2 and nothing is sent", async () => {
   const { root, dir } = freshRoot();
   try {

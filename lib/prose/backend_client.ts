@@ -6,6 +6,7 @@
  * @module
  */
 
+import { isPermissionError } from "../exit.ts";
 import { writeErr, writeOut } from "../io.ts";
 import type { FlagRead } from "./flag_io.ts";
 import { renderValue, sanitize } from "./sanitize.ts";
@@ -127,6 +128,8 @@ export async function backendCall<T>(
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
     });
   } catch (e) {
+    // A missing --allow-net grant is the caller's environment, not an unreachable backend.
+    if (isPermissionError(e)) throw e;
     return { kind: "fallback", reason: isTimeout(e) || signal.aborted ? "timeout" : "connection" };
   }
   let bytes: Uint8Array | undefined;
