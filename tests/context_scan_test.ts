@@ -859,6 +859,22 @@ Deno.test('Names with ", \\, TAB, newline, \\x01, \\x1b → parseable JSON; non-
   const fine = makeTempDir("ctxkit-scan-fffd-");
   writeTree(fine, { "agents/ok\uFFFD.md": "x\n" });
   assert.equal(clean(scanRoot(fine)).files.length, 1);
+  // a directory whose name is not valid UTF-8 cannot be entered: a problem of the walk meeting it
+  const dirs = makeTempDir("ctxkit-scan-baddir-");
+  writeTree(dirs, { ".claude/memory/ok.md": "ok\n", "src/keep.txt": "" });
+  spawnSync("bash", ["-c", 'mkdir "$1/.claude/memory/$(printf "d\\377")"', "_", dirs]);
+  spawnSync("bash", ["-c", 'mkdir "$1/src/$(printf "e\\376")"', "_", dirs]);
+  const rd = scanRoot(dirs);
+  assert.equal(rd.code, 2);
+  assert.ok(rd.doc);
+  assert.deepEqual(brief(rd.doc.files, dirs), [".claude/memory/ok.md always-on file 3 on-demand"]);
+  assert.deepEqual(rd.doc.scan_issues.map((i) => [i.path, i.detail]), [
+    [`${dirs}/.claude/memory`, `'${dirs}/.claude/memory/d\uFFFD': name is not valid UTF-8`],
+    [
+      dirs,
+      `'${dirs}/.claude/memory/d\uFFFD': name is not valid UTF-8\n'${dirs}/src/e\uFFFD': name is not valid UTF-8`,
+    ],
+  ]);
 });
 
 Deno.test("Root via symlink, root named build, root under …/skills/… or …/agents/… → same rows as at a neutral path", () => {
