@@ -149,7 +149,7 @@ for (const n of SIZES) {
       fmt(p.rollback)
     } ${fmt(total)} ${perFile.toFixed(0).padStart(9)} ${
       (perFile / baseline).toFixed(2).padStart(7)
-    }`,
+    } ${fmt(floor)} ${(total / floor).toFixed(2).padStart(12)}`,
   );
 }
 const cli = cliCycle(100);
