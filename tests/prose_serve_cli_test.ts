@@ -308,6 +308,16 @@ Deno.test("delegation: a backend rejection is reported and never retried locally
     assert.match(on.stderr, /^PROSE-ERROR: code=symlink-file /m);
     assert.equal(lastErr(on.stderr), "❌ FAILED EXIT:1");
     assert.equal(readFileSync(target, "utf8"), "keep\n");
+
+    // status through the backend: rc 1 for an unsafe flag, drift never changes that.
+    const status = await runToolAsync("prose", ["status"], { env });
+    assert.equal(status.code, 1);
+    assert.match(lines(status.stdout)[1], /^PROSE: state=unsafe .* reason=symlink-file$/);
+    assert.match(
+      status.stderr,
+      /^PROSE-ERROR: code=symlink-file \S+\.active: the flag is unsafe$/m,
+    );
+    assert.equal(lastErr(status.stderr), "❌ FAILED EXIT:1");
   } finally {
     await server.shutdown();
     removeDir(root);

@@ -326,13 +326,21 @@ export async function delegateStatus(
   if (answer.kind === "rejected") return rejection(url, "status", answer);
   const doc = sanitizeStatusDocument(answer.body);
   const rc = statusExitCode(doc.state);
-  if (json) return { kind: "done", rc, out: [JSON.stringify(doc)], err: [viaBackendLine(url)] };
+  // As a local status: an invalid or unsafe flag (rc 1) also gets an error line.
+  const problem = rc === 0 ? [] : [
+    `PROSE-ERROR: code=${
+      renderValue(doc.reason ?? doc.state)
+    } ${doc.flagPath}: the flag is ${doc.state}`,
+  ];
+  if (json) {
+    return { kind: "done", rc, out: [JSON.stringify(doc)], err: [viaBackendLine(url), ...problem] };
+  }
   const read = readFromDocument(doc);
   return {
     kind: "done",
     rc,
     out: [viaBackendLine(url), statusLine(read), driftLine(doc), statusSentence(read)],
-    err: [],
+    err: problem,
   };
 }
 
