@@ -384,6 +384,11 @@ Deno.test("delegation: 404 and 5xx answers fall back; consume/block-end/session-
     const level = await runToolAsync("prose", ["level", "minimal"], { env });
     assert.match(level.stdout, / reason=server-error$/m);
     assert.match(level.stdout, /^PROSE: action=level result=changed$/m);
+    answer = 200; // "{}" is not a status document
+    const status = await runToolAsync("prose", ["status"], { env });
+    assert.equal(status.code, 0);
+    assert.match(lines(status.stdout)[0], / reason=bad-response$/);
+    assert.match(lines(status.stdout)[1], /^PROSE: state=active level=minimal /);
     seen.length = 0;
     for (const cmd of ["consume", "block-end", "session-end"]) {
       const r = await runToolAsync("prose", [cmd], { env });
@@ -393,6 +398,34 @@ Deno.test("delegation: 404 and 5xx answers fall back; consume/block-end/session-
     assert.deepEqual(seen, []);
   } finally {
     await trap.shutdown();
+    removeDir(root);
+  }
+});
+
+Deno.test("delegation: a backend that accepts but never answers times out after 1 s", async () => {
+  const { root, dir } = freshRoot();
+  const sockets: Deno.Conn[] = [];
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepting = (async () => {
+    for await (const conn of listener) sockets.push(conn);
+  })();
+  try {
+    const url = `http://127.0.0.1:${(listener.addr as Deno.NetAddr).port}`;
+    const started = performance.now();
+    const r = await runToolAsync("prose", ["off"], {
+      env: { CELLM_DIR: root, CELLM_WORKER_URL: url },
+    });
+    assert.equal(r.code, 0, r.stderr);
+    assert.deepEqual(lines(r.stdout).slice(0, 2), [
+      `PROSE: via=filesystem backend=unreachable url=${url} reason=timeout`,
+      "PROSE: action=off result=already-inactive",
+    ]);
+    assert.ok(performance.now() - started < 20_000);
+    assert.equal(existsSync(join(dir, ".active")), false);
+  } finally {
+    listener.close();
+    await accepting.catch(() => {});
+    for (const s of sockets) s.close();
     removeDir(root);
   }
 });
