@@ -1,0 +1,71 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { FAULT_POINTS, parseFaultSpec } from "./faults.ts";
+
+Deno.test("parseFaultSpec: name, name:N, and malformed values turn faults off", () => {
+  assert.deepEqual(parseFaultSpec("atomic.before-rename"), {
+    name: "atomic.before-rename",
+    hit: 1,
+  });
+  assert.deepEqual(parseFaultSpec("x:3"), { name: "x", hit: 3 });
+  for (const bad of [undefined, "", "x:0", "x:", ":3", "x:-1", "x y", "x:1:2", "x:1e3"]) {
+    assert.equal(parseFaultSpec(bad), undefined, String(bad));
+  }
+});
+
+Deno.test("every documented fault point is placed in exactly one source line", () => {
+  const sources = [
+    "atomic.ts",
+    "guard/stage.ts",
+    "guard/commands/snapshot.ts",
+    "prose/flag_io.ts",
+  ].map((f) => Deno.readTextFileSync(new URL(f, import.meta.url)));
+  for (const name of FAULT_POINTS) {
+    const count = sources.reduce((n, s) => n + s.split(`faultPoint("${name}")`).length - 1, 0);
+    assert.equal(count, 1, name);
+  }
+});
+
+function runScript(env: Record<string, string>, permissions: string[]) {
+  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-faults-" });
+  const script = join(dir, "probe.ts");
+  writeFileSync(
+    script,
+    `import { faultPoint } from ${
+      JSON.stringify(new URL("./faults.ts", import.meta.url).href)
+    };\n` +
+      `for (let i = 1; i <= 3; i++) { faultPoint("probe"); console.log(i); }\n`,
+  );
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", ...permissions, script],
+    env,
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+}
+
+Deno.test("faultPoint kills the process with SIGKILL at the selected hit, not before", () => {
+  const r = runScript({ CTXKIT_FAULT_POINT: "probe:3" }, ["--allow-env"]);
+  assert.equal(r.success, false);
+  assert.equal(r.signal, "SIGKILL");
+  assert.equal(new TextDecoder().decode(r.stdout), "1\n2\n");
+  const first = runScript({ CTXKIT_FAULT_POINT: "probe" }, ["--allow-env"]);
+  assert.equal(first.signal, "SIGKILL");
+  assert.equal(new TextDecoder().decode(first.stdout), "");
+});
+
+Deno.test("faultPoint is a no-op for another name, without the variable, and without env permission", () => {
+  for (
+    const [env, perms] of [
+      [{ CTXKIT_FAULT_POINT: "other" }, ["--allow-env"]],
+      [{}, ["--allow-env"]],
+      [{ CTXKIT_FAULT_POINT: "probe" }, []],
+    ] as const
+  ) {
+    const r = runScript({ ...env }, [...perms]);
+    assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+    assert.equal(new TextDecoder().decode(r.stdout), "1\n2\n3\n");
+  }
+});
