@@ -18,6 +18,7 @@ import {
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname } from "node:path";
+import { faultPoint } from "./faults.ts";
 
 /** Options for {@linkcode writeFileAtomic}. */
 export interface AtomicWriteOptions {
@@ -92,6 +93,7 @@ export function writeFileAtomic(
   closeSync(fd);
   try {
     if (refuseSymlink && isSymlink(path)) throw new SymlinkRefusedError(path);
+    faultPoint("atomic.before-rename");
     renameSync(temp, path);
   } catch (e) {
     try {
@@ -99,6 +101,7 @@ export function writeFileAtomic(
     } catch { /* already gone */ }
     throw e;
   }
+  faultPoint("atomic.after-rename");
   fsyncDirectory(dirname(path));
 }
 
