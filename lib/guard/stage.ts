@@ -13,6 +13,7 @@ import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname } from "node:path";
 import { fsyncDirectory, writeFileAtomic } from "../atomic.ts";
 import { CtxkitError, die } from "../exit.ts";
+import { faultPoint } from "../faults.ts";
 import { runGit } from "../git.ts";
 import { isDirectory } from "../paths.ts";
 import {
@@ -181,6 +182,7 @@ export function stageSnapshot(options: StageSnapshotOptions): StageSnapshotResul
   // earlier copy atomically), and each directory is synced once.
   const dirs = new Set<string>([dirname(runDir), runDir]);
   for (const t of targets) {
+    faultPoint("stage.snapshot.between-copies");
     const copy = snapshotCopyPath(runDir, t.rel);
     const dir = dirname(copy);
     if (!dirs.has(dir)) {
@@ -386,6 +388,7 @@ export function stageRestore(options: StageFilesOptions): ResolvedPath[] {
     throw new CtxkitError(1, refused.map((t) => refusalLine(t.rel)).join("\n"));
   }
   for (const t of targets) {
+    faultPoint("stage.restore.between-files");
     restoreFile(runDir, t.rel, t.abs);
     reporter.out(`RESTORED: ${t.rel}`);
   }
