@@ -7,6 +7,7 @@
 
 import { readdirSync } from "node:fs";
 import { CtxkitError, die } from "../../exit.ts";
+import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
 import { isDirectory } from "../../paths.ts";
 import { autoRunDirName, pruneBackups } from "../backups.ts";
@@ -170,6 +171,7 @@ export function snapshot(options: SnapshotOptions): SnapshotResult {
     throw new CtxkitError(e.exitCode, `❌ snapshot failed (text-guard exit ${e.exitCode})`);
   }
   const runDir = staged.runDir;
+  faultPoint("snapshot.before-manifest");
   const entries = manifestEntries(runDir);
   const manifest = writeManifest({
     timestamp: stamp,
