@@ -26,6 +26,7 @@ import { randomBytes } from "node:crypto";
 import { join } from "node:path";
 import { fsyncDirectory } from "../atomic.ts";
 import { isPermissionError } from "../exit.ts";
+import { faultPoint } from "../faults.ts";
 import {
   type FlagState,
   isExpired,
@@ -378,6 +379,7 @@ export function writeExclusive(
     }
     const veto = beforeRename(uid);
     if (veto !== null) return veto;
+    faultPoint("prose.flag.before-rename");
     renameSync(temp, join(dir, name));
     created = false;
     fsyncDirectory(dir);
