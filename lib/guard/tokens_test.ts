@@ -1,4 +1,5 @@
 import { deepStrictEqual, throws } from "node:assert/strict";
+import fc from "fast-check";
 import { CtxkitError } from "../exit.ts";
 import { missingTokens, parseAlphabet, splitLines, tokenSet } from "./tokens.ts";
 import { sortUtf8 } from "../sort.ts";
@@ -94,5 +95,54 @@ Deno.test("parseAlphabet accepts base and ext only", () => {
     (e) =>
       e instanceof CtxkitError && e.exitCode === 2 &&
       e.message === "❌ unknown token alphabet: EXT (want base or ext)",
+  );
+});
+
+// A brute-force POSIX matcher: at each start the longest full match, non-overlapping, left to right.
+function posixMatches(line: string, source: string): string[] {
+  const full = new RegExp(`^(?:${source})$`);
+  const out: string[] = [];
+  let at = 0;
+  while (at < line.length) {
+    let end = -1;
+    for (let j = line.length; j > at; j--) {
+      if (full.test(line.slice(at, j))) {
+        end = j;
+        break;
+      }
+    }
+    if (end < 0) at++;
+    else {
+      out.push(line.slice(at, end));
+      at = end;
+    }
+  }
+  return out;
+}
+
+Deno.test("property: the base regexes give POSIX leftmost-longest matches", () => {
+  const strip = (t: string) => t.replace(/[.,;:]+$/, "");
+  const classes: [string, string, boolean][] = [
+    ["num:", "[0-9]+(\\.[0-9]+)*", false],
+    ["path:", "[A-Za-z0-9_@.-]*/[A-Za-z0-9_@./-]+", true],
+    ["neg:", "!=[A-Za-z0-9_./-]*", true],
+    ["kw:", "NEVER|ALWAYS|MUST NOT|DO NOT|REQUIRED|MANDATORY", false],
+  ];
+  const alphabet = fc.constantFrom(
+    ..."0123456789./-_@!=,;: aZNEVRMUSTODQIALWYé\r".split(""),
+    "NEVER",
+    "MUST NOT",
+    "DO NOT",
+  );
+  fc.assert(
+    fc.property(fc.array(alphabet, { maxLength: 40 }), (parts) => {
+      const line = parts.join("");
+      const expected = new Set<string>();
+      for (const [prefix, source, doStrip] of classes) {
+        for (const m of posixMatches(line, source)) expected.add(prefix + (doStrip ? strip(m) : m));
+      }
+      deepStrictEqual(sortUtf8(tokenSet(line)), sortUtf8(expected));
+    }),
+    { numRuns: 500 },
   );
 });
