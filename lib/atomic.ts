@@ -8,16 +8,19 @@
 import {
   closeSync,
   constants,
+  existsSync,
   fchmodSync,
   fsyncSync,
   lstatSync,
   openSync,
+  readdirSync,
   renameSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { basename, dirname } from "node:path";
+import process from "node:process";
 import { faultPoint } from "./faults.ts";
 
 /** Options for {@linkcode writeFileAtomic}. */
@@ -103,6 +106,55 @@ export function writeFileAtomic(
   }
   faultPoint("atomic.after-rename");
   fsyncDirectory(dirname(path));
+  const dir = dirname(path);
+  if (!swept.has(dir)) {
+    swept.add(dir);
+    sweepDeadTemps(dir);
+  }
+}
+
+/** Directories already swept by this process: leftovers predate it, so once each is enough. */
+const swept = new Set<string>();
+
+/** True only when process `pid` is known not to exist (signal 0 says ESRCH, or Linux /proc lacks it). */
+function processGone(pid: number): boolean {
+  try {
+    process.kill(pid, 0);
+    return false;
+  } catch (e) {
+    if ((e as { code?: string }).code === "ESRCH") return true;
+  }
+  try {
+    return existsSync("/proc/self") && !existsSync(`/proc/${pid}`);
+  } catch {
+    return false; // no way to tell: keep the file
+  }
+}
+
+/**
+ * Delete the temp files in `dir` left by writers that were killed between the temp write and the
+ * rename (their pid is gone), so a crash never leaves ctxkit litter next to a user's file for good.
+ * Only regular files named exactly like {@linkcode writeFileAtomic}'s temps are touched (any
+ * destination's); returns how many were removed.
+ */
+export function sweepDeadTemps(dir: string): number {
+  let names: string[];
+  try {
+    names = readdirSync(dir);
+  } catch {
+    return 0;
+  }
+  let count = 0;
+  for (const name of names) {
+    const m = /^\..*\.ctxkit-tmp-([0-9]+)-[0-9a-f]{12}$/s.exec(name);
+    if (m === null || Number(m[1]) === Deno.pid || !processGone(Number(m[1]))) continue;
+    try {
+      if (!lstatSync(`${dir}/${name}`).isFile()) continue;
+      unlinkSync(`${dir}/${name}`);
+      count++;
+    } catch { /* raced with another sweeper, or not ours to remove */ }
+  }
+  return count;
 }
 
 /** fsync a directory so a rename in it survives a crash; ignored where the OS refuses. */
