@@ -973,3 +973,31 @@ Deno.test("verify without a layer flag takes the newest run dir of any layer", (
   strictEqual(r.code, 0, r.stderr);
   deepStrictEqual(outLines(r).at(-1), "FILES_FAILED: 0");
 });
+
+Deno.test("verify --tokens=ext gates the extended classes and rolls the run back", () => {
+  const p = exampleProject({ git: false });
+  writeTree(p.proj, { "ru.md": "сожми контекст, ещё 40%\n" });
+  const s = cg(p, ["snapshot", "ru.md"]);
+  strictEqual(s.code, 0, s.stderr);
+  const rd = outLines(s).find((l) => l.startsWith("RUN_DIR: "))!.slice(9);
+  writeFileSync(`${p.proj}/ru.md`, "сожми 40%\n");
+  tg(p, ["checkpoint", "--run-dir", rd, "ru.md"]);
+  let r = cg(p, ["verify", "ru.md"]);
+  strictEqual(r.code, 0, r.stderr);
+  r = cg(p, ["verify", "--tokens=ext", "ru.md"]);
+  strictEqual(r.code, 1);
+  deepStrictEqual(outLines(r), [
+    "FILE: ru.md",
+    "MISSING: 2",
+    "  - cyr:ещё",
+    "  - cyr:контекст",
+    "GATE: FAIL",
+    "ACTION: kept",
+    "FILES_FAILED: 1",
+    `ROLLBACK: whole run (gate failed) ${rd}`,
+    "RESTORED: ru.md",
+    `ROLLBACK_VERIFIED: 0 mismatches, 0 missing from snapshot (${rd})`,
+    `RUN: FAILED - every file of ${rd} is back at its pre-edit bytes`,
+  ]);
+  strictEqual(read(`${p.proj}/ru.md`), "сожми контекст, ещё 40%\n");
+});
