@@ -31,6 +31,11 @@ export interface AtomicWriteOptions {
   refuseSymlink?: boolean;
   /** Apply `mode` exactly (`fchmod`), not filtered by the umask (default `false`). */
   exactMode?: boolean;
+  /**
+   * fsync the directory after the rename (default `true`). Batch writers pass `false` and call
+   * {@linkcode fsyncDirectory} once per directory when the batch is done.
+   */
+  syncDirectory?: boolean;
 }
 
 /** Thrown by {@linkcode writeFileAtomic} when the destination is a symbolic link. */
@@ -72,7 +77,7 @@ export function writeFileAtomic(
   data: string | Uint8Array,
   options: AtomicWriteOptions = {},
 ): void {
-  const { mode = 0o600, refuseSymlink = true, exactMode = false } = options;
+  const { mode = 0o600, refuseSymlink = true, exactMode = false, syncDirectory = true } = options;
   if (refuseSymlink && isSymlink(path)) throw new SymlinkRefusedError(path);
   const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
   const temp = `${dirname(path)}/${tempPrefix(path)}${Deno.pid}-${randomBytes(6).toString("hex")}`;
@@ -105,7 +110,7 @@ export function writeFileAtomic(
     throw e;
   }
   faultPoint("atomic.after-rename");
-  fsyncDirectory(dirname(path));
+  if (syncDirectory) fsyncDirectory(dirname(path));
   const dir = dirname(path);
   if (!swept.has(dir)) {
     swept.add(dir);
