@@ -17,7 +17,12 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { writeFileAtomic } from "../lib/atomic.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
-import { StateDocumentSchema } from "../lib/guard/state.ts";
+import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state.ts";
+import { ScanDocumentSchema } from "../lib/scan/schema.ts";
+import { ProseFlagZod } from "../lib/prose/schema.ts";
+import { ProseConfigZod } from "../lib/prose/config.ts";
+import { StatusDocumentZod } from "../lib/prose/status.ts";
+import { ErrorBodyZod, ToggleRequestZod, ToggleResponseZod } from "../lib/prose/server_protocol.ts";
 
 /** One published document. */
 export interface SchemaEntry {
@@ -46,6 +51,58 @@ export const SCHEMAS: readonly SchemaEntry[] = [
     description:
       "The ratchet state context-guard state writes (<root>/.claude/brewtools/context-slim/state.json); spec context-guard.md §7.9.",
     schema: StateDocumentSchema,
+  },
+  {
+    name: "scan",
+    title: "context-scan output",
+    description:
+      "The JSON document context-scan prints on stdout; spec context-scan.md §6. Consumers stop on a non-zero exit or a non-empty scan_issues.",
+    schema: ScanDocumentSchema,
+  },
+  {
+    name: "ledger-row",
+    title: "context-slim ledger row",
+    description:
+      "One row of the drop ledger (TSV: path<TAB>line-range<TAB>survivor<TAB>reason) as state.json records it in drops[]; spec context-guard.md §7.5, §7.9.",
+    schema: StateDropSchema,
+  },
+  {
+    name: "prose-flag",
+    title: "prose override flag (~/.cellm/prose/.active)",
+    description:
+      "The flag file, compact JSON + newline, at most 1024 bytes. Cross-field rules (expiresAt > activatedAt, null for explicit; auto-clarity limits) are enforced by ctxkit beyond this schema; spec prose.md §3.",
+    schema: ProseFlagZod,
+  },
+  {
+    name: "prose-config",
+    title: "prose config (~/.cellm/prose/config.json, JSONC)",
+    description: "The optional JSONC config with its defaults; spec prose.md §4.",
+    schema: ProseConfigZod,
+  },
+  {
+    name: "prose-status",
+    title: "prose status document",
+    description:
+      "`prose status --json` and GET /api/prose/status; spec prose.md §6 (status) and §9.",
+    schema: StatusDocumentZod,
+  },
+  {
+    name: "prose-toggle-request",
+    title: "POST /api/prose/toggle request body",
+    description: "The strict body the prose backend accepts; spec prose.md §9.",
+    schema: ToggleRequestZod,
+  },
+  {
+    name: "prose-toggle-response",
+    title: "POST /api/prose/toggle response body",
+    description: "The prose backend's answer to a successful toggle; spec prose.md §9.",
+    schema: ToggleResponseZod,
+  },
+  {
+    name: "prose-error",
+    title: "prose backend error body",
+    description: "Every non-2xx answer of the prose backend; spec prose.md §9.",
+    schema: ErrorBodyZod,
   },
 ];
 

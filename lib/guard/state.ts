@@ -206,6 +206,17 @@ export interface StateDocument {
 
 const count = z.number().int().nonnegative();
 
+/**
+ * One ledger row as the state document records it (`drops[]`): the TSV fields verbatim, missing ones
+ * `""`. Also published as the ledger-row JSON Schema.
+ */
+export const StateDropSchema: z.ZodType<StateDrop> = z.object({
+  path: z.string(),
+  lines: z.string(),
+  survivor: z.string(),
+  reason: z.string(),
+});
+
 /** The state document `state` writes (and re-parses after writing). Key order is the writer's. */
 export const StateDocumentSchema: z.ZodType<StateDocument> = z.object({
   schema: z.literal(1),
@@ -217,12 +228,7 @@ export const StateDocumentSchema: z.ZodType<StateDocument> = z.object({
   totals: z.object({ before_tokens: count, after_tokens: count }),
   achieved_ratio_pct: z.number(),
   files: z.array(z.object({ path: z.string(), before_tokens: count, after_tokens: count })),
-  drops: z.array(z.object({
-    path: z.string(),
-    lines: z.string(),
-    survivor: z.string(),
-    reason: z.string(),
-  })),
+  drops: z.array(StateDropSchema),
 });
 
 /** Inputs of {@linkcode buildStateDocument}. */

@@ -34,7 +34,8 @@ export type ToggleRequest =
   | { action: "level"; level: ProseLevel }
   | { action: "sync" };
 
-const ToggleRequestZod = z.discriminatedUnion("action", [
+/** The zod schema behind {@linkcode ToggleRequestSchema} (for composition and JSON Schema export). */
+export const ToggleRequestZod = z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("on"),
     level: z.enum(["minimal", "full"]).optional(),
@@ -94,7 +95,8 @@ export interface ErrorBody {
   message: string;
 }
 
-const ErrorBodyZod = z.strictObject({
+/** The zod schema behind {@linkcode ErrorBodySchema}. */
+export const ErrorBodyZod = z.strictObject({
   ok: z.literal(false),
   error: z.string().max(64),
   reason: z.string().max(64).optional(),
@@ -126,7 +128,8 @@ export interface ToggleResponse {
   mirror: { ok: boolean };
 }
 
-const ToggleResponseZod = z.strictObject({
+/** The zod schema behind {@linkcode ToggleResponseSchema}. */
+export const ToggleResponseZod = z.strictObject({
   ok: z.literal(true),
   action: z.enum(["on", "off", "level", "sync"]),
   result: z.string().min(1).max(64),
