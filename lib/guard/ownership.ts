@@ -33,11 +33,20 @@ export function currentState(abs: string): string {
   return hashOrMissing(abs);
 }
 
-/** Write the draft record of `rel` (`<hash or MISSING>\n`, `0600`, directories `0700`, atomic). */
-export function writeDraftRecord(runDir: string, rel: string, state: string): void {
+/**
+ * Write the draft record of `rel` (`<hash or MISSING>\n`, `0600`, directories `0700`, atomic).
+ * With `syncDirectory: false` the caller syncs the record's directory (returned) once per batch.
+ */
+export function writeDraftRecord(
+  runDir: string,
+  rel: string,
+  state: string,
+  syncDirectory = true,
+): string {
   const record = draftRecordPath(runDir, rel);
   makePrivateDirs(dirname(record), runDir);
-  writeFileAtomic(record, `${state}\n`, { mode: 0o600, exactMode: true });
+  writeFileAtomic(record, `${state}\n`, { mode: 0o600, exactMode: true, syncDirectory });
+  return dirname(record);
 }
 
 /** The recorded draft state of `rel`, or `undefined` when no regular (non-link) record exists. */
@@ -73,9 +82,15 @@ export function mayRestore(runDir: string, rel: string, abs: string): boolean {
 
 /**
  * Write the snapshot copy's bytes to `abs` atomically. A replaced file keeps its mode; a re-created
- * one gets the copy's mode (owner-only) minus the umask. Returns the hash written.
+ * one gets the copy's mode (owner-only) minus the umask. Returns the hash written. With
+ * `syncDirectory: false` the caller syncs `abs`'s directory once per batch.
  */
-export function restoreFile(runDir: string, rel: string, abs: string): string {
+export function restoreFile(
+  runDir: string,
+  rel: string,
+  abs: string,
+  syncDirectory = true,
+): string {
   const copy = snapshotCopyPath(runDir, rel);
   const bytes = readFileSync(copy);
   let mode: number;
@@ -87,6 +102,6 @@ export function restoreFile(runDir: string, rel: string, abs: string): string {
     mode = statSync(copy).mode & 0o777;
     exact = false;
   }
-  writeFileAtomic(abs, bytes, { mode, exactMode: exact });
+  writeFileAtomic(abs, bytes, { mode, exactMode: exact, syncDirectory });
   return sha256Hex(bytes);
 }

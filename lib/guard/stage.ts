@@ -251,10 +251,14 @@ export function stageCheckpoint(options: StageFilesOptions): ResolvedPath[] {
     if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) die(`❌ not a regular draft: ${f}`);
     targets.push(t);
   }
+  // Each record is atomic; its directory is synced once for the batch. A record lost to a crash
+  // before that sync only makes a later restore refuse (the safe side).
+  const dirs = new Set<string>();
   for (const t of targets) {
-    writeDraftRecord(runDir, t.rel, currentState(t.abs));
+    dirs.add(writeDraftRecord(runDir, t.rel, currentState(t.abs), false));
     reporter.out(`CHECKPOINT: ${t.rel}`);
   }
+  for (const d of dirs) fsyncDirectory(d);
   return targets;
 }
 
@@ -387,11 +391,14 @@ export function stageRestore(options: StageFilesOptions): ResolvedPath[] {
   if (refused.length > 0) {
     throw new CtxkitError(1, refused.map((t) => refusalLine(t.rel)).join("\n"));
   }
+  const dirs = new Set<string>();
   for (const t of targets) {
     faultPoint("stage.restore.between-files");
-    restoreFile(runDir, t.rel, t.abs);
+    restoreFile(runDir, t.rel, t.abs, false);
+    dirs.add(dirname(t.abs));
     reporter.out(`RESTORED: ${t.rel}`);
   }
+  for (const d of dirs) fsyncDirectory(d);
   return targets;
 }
 
