@@ -22,10 +22,16 @@ interface BaseClass {
 }
 
 // JavaScript's greedy engine gives POSIX leftmost-longest for these four (no alternative is a
-// prefix of another, and each repetition is maximal).
+// prefix of another, and each repetition is maximal). `path:` starts only where its leading run
+// starts: a later start in the same run reaches the same end, so it could only fail again, and
+// trying each one made a long slash-free line quadratic.
 const BASE_CLASSES: readonly BaseClass[] = [
   { prefix: "num:", regex: /[0-9]+(?:\.[0-9]+)*/g, strip: false },
-  { prefix: "path:", regex: /[A-Za-z0-9_@.-]*\/[A-Za-z0-9_@./-]+/g, strip: true },
+  {
+    prefix: "path:",
+    regex: /(?<![A-Za-z0-9_@.-])[A-Za-z0-9_@.-]*\/[A-Za-z0-9_@./-]+/g,
+    strip: true,
+  },
   { prefix: "neg:", regex: /!=[A-Za-z0-9_./-]*/g, strip: true },
   { prefix: "kw:", regex: /NEVER|ALWAYS|MUST NOT|DO NOT|REQUIRED|MANDATORY/g, strip: false },
 ];

@@ -19,14 +19,16 @@ interface ExtClass {
 // The catalog strips sentence punctuation glued to a URL's end.
 const stripTrailingPunctuation = (text: string): string => text.replace(/[.,;:]+$/, "");
 
+// The lookbehinds only skip start positions inside a run whose earlier start already failed with
+// the same tail (so results are unchanged); without them a long line was quadratic.
 const EXT_CLASSES: readonly ExtClass[] = [
   { prefix: "ver:", regex: /[0-9]+(?:\.[0-9]+)+(?:[+-][A-Za-z0-9][A-Za-z0-9.]*)?/g },
-  { prefix: "glob:", regex: /[A-Za-z0-9_.{}/-]*\*+[A-Za-z0-9_.{}*/-]*/g },
+  { prefix: "glob:", regex: /(?<![A-Za-z0-9_.{}/-])[A-Za-z0-9_.{}/-]*\*+[A-Za-z0-9_.{}*/-]*/g },
   {
     prefix: "file:",
-    regex: /[A-Za-z0-9_.-]+\.(?:mdx|md|json|mjs|js|ts|sh|ya?ml|toml|py|txt)/gi,
+    regex: /(?<![A-Za-z0-9_.-])[A-Za-z0-9_.-]+\.(?:mdx|md|json|mjs|js|ts|sh|ya?ml|toml|py|txt)/gi,
   },
-  { prefix: "env:", regex: /[A-Z][A-Z0-9]*(?:_[A-Z0-9]+){2,}/g },
+  { prefix: "env:", regex: /[A-Z](?<=(?:^|[^A-Z0-9])[0-9]*[A-Z])[A-Z0-9]*(?:_[A-Z0-9]+){2,}/g },
   { prefix: "tick:", regex: /`[^`]+`/g },
   // No `u` flag: `\b` stays ASCII-only, as in the catalog's grep.
   {
@@ -36,7 +38,7 @@ const EXT_CLASSES: readonly ExtClass[] = [
   { prefix: "url:", regex: /https?:\/\/[^ )>"'`]+/g, post: stripTrailingPunctuation },
   // `[ \t\v\f\r]`, never `\s`: `\s` would also take Unicode spaces the catalog's class does not.
   { prefix: "cmp:", regex: /[<>]=?[ \t\v\f\r]*[0-9]+(?:\.[0-9]+)?%?/g },
-  { prefix: "slug:", regex: /[a-z][a-z0-9]*(?:-[a-z0-9]+)+/g },
+  { prefix: "slug:", regex: /[a-z](?<=(?:^|[^a-z0-9])[0-9]*[a-z])[a-z0-9]*(?:-[a-z0-9]+)+/g },
   // Matched on characters (decoded text), so the result never depends on the locale.
   { prefix: "cyr:", regex: /[\u0410-\u044F\u0401\u0451]+/gu },
 ];
