@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run -A
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env --allow-run=git
 /**
  * `context-guard` — snapshot / verify / rollback / restore / state for context-slim
  * (spec: context-guard.md §6–§7). Parses arguments and prints; the commands live in `lib/guard/`.

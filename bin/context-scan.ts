@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --allow-read --allow-env --allow-run=git
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-env --allow-run=git
 /**
  * `context-scan` — inventory every file that could enter a Claude Code model context and print one
  * JSON document (spec: references/context-scan.md).

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --allow-read --allow-write --allow-env --allow-net=127.0.0.1,localhost --allow-run=git
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env --allow-net=127.0.0.1,localhost --allow-run=git
 /**
  * `prose` — the per-user prose override flag (spec: references/prose.md).
  *

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run -A
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env --allow-run=git
 /**
  * `text-guard` — preservation guard for in-place text optimization (spec: context-guard.md §5).
  * Parses arguments and prints; the operations live in `lib/guard/stage.ts`.

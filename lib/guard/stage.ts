@@ -115,7 +115,7 @@ function gitignoreUpdate(
 ): { path: string; content: Uint8Array; mode: number } | undefined {
   const path = `${root === "/" ? "" : root}/.gitignore`;
   let bytes = new Uint8Array();
-  let mode = 0o666 & ~Deno.umask();
+  let mode = 0o666; // created: open() applies the umask, as a shell redirect would
   try {
     bytes = readFileSync(path);
     mode = Deno.statSync(path).mode! & 0o7777;
