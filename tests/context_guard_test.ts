@@ -137,6 +137,7 @@ Deno.test("context-guard: help, no arguments, unknown command, HOME not set", ()
   const none = cg(p, []);
   strictEqual(none.code, 2);
   strictEqual(none.stdout, HELP);
+  strictEqual(none.stderr, "❌ FAILED EXIT:2\n");
   for (const h of ["help", "-h", "--help"]) {
     const r = cg(p, [h], { HOME: undefined });
     strictEqual(r.code, 0);

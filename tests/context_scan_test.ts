@@ -629,6 +629,21 @@ Deno.test("Memory: MEMORY.md at any depth → memory-index-limited; .claude/memo
   ]);
 });
 
+Deno.test("Per-project memory walk: unpruned at depth, symlinked files not counted", () => {
+  const home = makeTempDir("ctxkit-scan-pmhome-");
+  const root = makeTempDir("ctxkit-scan-pm-");
+  const memory = `${home}/.claude/projects/${slugOf(root)}/memory`;
+  const files: Record<string, string> = { "elsewhere.md": "linked\n" };
+  for (const name of PRUNE) files[`${memory.slice(home.length + 1)}/${name}/m.md`] = "mem\n";
+  writeTree(home, files);
+  link(`${home}/elsewhere.md`, `${memory}/linked.md`);
+  const doc = clean(scan(["--root", root], { env: { HOME: home } }));
+  const expected = PRUNE.map((name) => `${memory}/${name}/m.md`)
+    .sort((a, b) => Buffer.compare(Buffer.from(a), Buffer.from(b)));
+  assert.deepEqual(doc.files.map((f) => f.path), expected);
+  assert.ok(doc.files.every((f) => f.root === "project" && f.loading === "on-demand"));
+});
+
 Deno.test("Per-project memory found under both slugs (root path containing _ and .), no duplicates", () => {
   const t = makeTempDir("ctxkit-scan-slug-");
   const home = `${t}/home`;

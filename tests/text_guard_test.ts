@@ -67,6 +67,7 @@ Deno.test("text-guard: help, no arguments, unknown command", () => {
   const none = tg([], cwd);
   strictEqual(none.code, 2);
   strictEqual(none.stdout, HELP);
+  strictEqual(none.stderr, "❌ FAILED EXIT:2\n");
   for (const h of ["help", "-h", "--help"]) {
     const r = tg([h], cwd);
     strictEqual(r.code, 0);
