@@ -114,7 +114,7 @@ Deno.test(`fault injection: context-guard snapshot killed anywhere (seed ${SEED}
       ["atomic.before-rename", 2], // .gitignore, then manifest.json
       ["atomic.after-rename", 2],
     ],
-    80,
+    120,
     rand,
     warm.ms,
   );
@@ -179,7 +179,7 @@ for (const command of ["restore", "rollback"] as const) {
         ["atomic.before-rename", RELS.length],
         ["atomic.after-rename", RELS.length],
       ],
-      30,
+      60,
       rand,
       warm.ms,
     );
@@ -224,7 +224,7 @@ Deno.test(`fault injection: prose on killed anywhere (seed ${SEED})`, async () =
   const warm = await runKillable("prose", ["on", "block", "--local"], { env: envAt(NOW) });
   assert.equal(warm.code, 0, warm.stderr);
   const tally = new Tally();
-  const all = plans([["prose.flag.before-rename", 1]], 40, rand, warm.ms);
+  const all = plans([["prose.flag.before-rename", 1]], 80, rand, warm.ms);
   for (let i = 0; i < 10; i++) all.push({ faultPoint: "prose.flag.before-rename" });
   let round = 0;
   for (const plan of all) {
