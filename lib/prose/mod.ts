@@ -82,7 +82,6 @@ export {
   setLevel,
 } from "./ops.ts";
 export {
-  expectedMirrorValues,
   type MirrorKeyName,
   type MirrorReport,
   STATUS_SCHEMA_ID,

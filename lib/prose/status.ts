@@ -8,6 +8,7 @@
 
 import { z } from "zod";
 import type { FlagRead } from "./flag_io.ts";
+import { expectedMirror } from "./mirror.ts";
 import { resolveLevel } from "./ops.ts";
 import { renderValue, sanitize } from "./sanitize.ts";
 import {
@@ -114,20 +115,6 @@ export function isoTime(ms: number): string {
   return new Date(ms).toISOString();
 }
 
-/** The values the mirror should hold for `read` (ACTIVE/LEVEL/EXPIRES_AT as text). */
-export function expectedMirrorValues(
-  read: Pick<FlagRead, "state" | "flag">,
-): { [K in MirrorKeyName]: string } {
-  const active = read.state === "active" && read.flag !== null;
-  return {
-    CELLM_PROSE_ACTIVE: active ? "true" : "false",
-    CELLM_PROSE_LEVEL: active ? read.flag!.level : "off",
-    CELLM_PROSE_EXPIRES_AT: active && read.flag!.expiresAt !== null
-      ? String(read.flag!.expiresAt)
-      : "null",
-  };
-}
-
 function ttlWord(flag: ProseFlag): string {
   return flag.ttl.unit === "turn" ? `turn:${flag.ttl.value}` : flag.ttl.unit;
 }
@@ -228,7 +215,7 @@ export function statusDocument(
     effectiveLevel: resolveLevel(read),
     flag: showFlag ? read.flag : null,
     mirror: mirror?.mirror ?? null,
-    expected: expectedMirrorValues(read),
+    expected: expectedMirror(read),
     drift: mirror?.drift ?? null,
     driftKeys: mirror?.driftKeys ?? null,
   };
