@@ -6,6 +6,7 @@
  * @module
  */
 
+import { decodeJson, readBodyCapped } from "./http_body.ts";
 import { isPermissionError } from "../exit.ts";
 import { writeErr, writeOut } from "../io.ts";
 import type { FlagRead } from "./flag_io.ts";
@@ -56,38 +57,6 @@ export function fallbackForStatus(status: number): FallbackReason {
   return "bad-response";
 }
 
-async function readCapped(response: Response): Promise<Uint8Array | undefined> {
-  if (response.body === null) return new Uint8Array();
-  const reader = response.body.getReader();
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  while (true) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    total += value.length;
-    if (total > MAX_RESPONSE_BYTES) {
-      await reader.cancel().catch(() => {});
-      return undefined;
-    }
-    chunks.push(value);
-  }
-  const out = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    out.set(c, at);
-    at += c.length;
-  }
-  return out;
-}
-
-function parseJson(bytes: Uint8Array): unknown {
-  try {
-    return JSON.parse(new TextDecoder("utf-8", { fatal: true }).decode(bytes));
-  } catch {
-    return undefined;
-  }
-}
-
 function isTimeout(e: unknown): boolean {
   const name = (e as { name?: string } | null)?.name;
   return name === "TimeoutError" || name === "AbortError";
@@ -134,7 +103,8 @@ export async function backendCall<T>(
   }
   let bytes: Uint8Array | undefined;
   try {
-    bytes = await readCapped(response);
+    const read = await readBodyCapped(response.body, MAX_RESPONSE_BYTES);
+    bytes = read === "too-large" ? undefined : read;
   } catch (e) {
     return {
       kind: "fallback",
@@ -143,7 +113,9 @@ export async function backendCall<T>(
   }
   const status = response.status;
   if (REJECTION_STATUSES.has(status)) {
-    const parsed = bytes === undefined ? undefined : ErrorBodySchema.safeParse(parseJson(bytes));
+    const parsed = bytes === undefined
+      ? undefined
+      : ErrorBodySchema.safeParse(decodeJson(bytes)?.value);
     if (parsed?.success) {
       const { error, reason, field, message } = parsed.data;
       return {
@@ -159,7 +131,7 @@ export async function backendCall<T>(
   }
   if (status !== 200) return { kind: "fallback", reason: fallbackForStatus(status) };
   if (bytes === undefined) return { kind: "fallback", reason: "bad-response" };
-  const parsed = schema.safeParse(parseJson(bytes));
+  const parsed = schema.safeParse(decodeJson(bytes)?.value);
   if (!parsed.success) return { kind: "fallback", reason: "bad-response" };
   return { kind: "ok", status, body: parsed.data };
 }

@@ -9,14 +9,13 @@
  * @module
  */
 
+import { decodeJson, readBodyCapped } from "./http_body.ts";
 import {
   declaredTooLarge,
-  decodeJson,
   errorReply,
   hostAllowed,
   isJsonContentType,
   originAllowed,
-  readBodyCapped,
   type Reply,
   route,
   toResponse,

@@ -1,12 +1,11 @@
 import assert from "node:assert/strict";
+import { decodeJson, readBodyCapped } from "./http_body.ts";
 import {
   declaredTooLarge,
-  decodeJson,
   errorReply,
   hostAllowed,
   isJsonContentType,
   originAllowed,
-  readBodyCapped,
   route,
   toResponse,
 } from "./server_http.ts";
