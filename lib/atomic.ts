@@ -8,7 +8,6 @@
 import {
   closeSync,
   constants,
-  existsSync,
   fchmodSync,
   fsyncSync,
   lstatSync,
@@ -121,28 +120,31 @@ export function writeFileAtomic(
 /** Directories already swept by this process: leftovers predate it, so once each is enough. */
 const swept = new Set<string>();
 
-/** True only when process `pid` is known not to exist (signal 0 says ESRCH, or Linux /proc lacks it). */
+/** A leftover temp file this old is stale whoever wrote it (prose's flag temps use the same rule). */
+export const STALE_TEMP_MS = 60_000;
+
+/**
+ * True only when process `pid` is known not to exist (signal 0 says ESRCH). Needs the run
+ * permission, which is queried first so a narrow grant never prompts: without it nothing is known.
+ */
 function processGone(pid: number): boolean {
   try {
+    if (Deno.permissions.querySync({ name: "run" }).state !== "granted") return false;
     process.kill(pid, 0);
     return false;
   } catch (e) {
-    if ((e as { code?: string }).code === "ESRCH") return true;
-  }
-  try {
-    return existsSync("/proc/self") && !existsSync(`/proc/${pid}`);
-  } catch {
-    return false; // no way to tell: keep the file
+    return (e as { code?: string }).code === "ESRCH";
   }
 }
 
 /**
  * Delete the temp files in `dir` left by writers that were killed between the temp write and the
- * rename (their pid is gone), so a crash never leaves ctxkit litter next to a user's file for good.
+ * rename, so a crash never leaves ctxkit litter next to a user's file for good: those whose writer
+ * pid is gone (when the run permission lets us ask) and any older than {@linkcode STALE_TEMP_MS}.
  * Only regular files named exactly like {@linkcode writeFileAtomic}'s temps are touched (any
- * destination's); returns how many were removed.
+ * destination's, never our own pid's, never links); returns how many were removed.
  */
-export function sweepDeadTemps(dir: string): number {
+export function sweepDeadTemps(dir: string, now: number = Date.now()): number {
   let names: string[];
   try {
     names = readdirSync(dir);
@@ -152,9 +154,11 @@ export function sweepDeadTemps(dir: string): number {
   let count = 0;
   for (const name of names) {
     const m = /^\..*\.ctxkit-tmp-([0-9]+)-[0-9a-f]{12}$/s.exec(name);
-    if (m === null || Number(m[1]) === Deno.pid || !processGone(Number(m[1]))) continue;
+    if (m === null || Number(m[1]) === Deno.pid) continue;
     try {
-      if (!lstatSync(`${dir}/${name}`).isFile()) continue;
+      const st = lstatSync(`${dir}/${name}`);
+      if (!st.isFile()) continue;
+      if (now - st.mtimeMs <= STALE_TEMP_MS && !processGone(Number(m[1]))) continue;
       unlinkSync(`${dir}/${name}`);
       count++;
     } catch { /* raced with another sweeper, or not ours to remove */ }

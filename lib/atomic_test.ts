@@ -1,6 +1,13 @@
 import assert from "node:assert/strict";
-import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
-import { sweepDeadTemps, tempPrefix, writeFileAtomic } from "./atomic.ts";
+import {
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
+import { STALE_TEMP_MS, sweepDeadTemps, tempPrefix, writeFileAtomic } from "./atomic.ts";
 
 async function deadPid(): Promise<number> {
   const child = new Deno.Command("true").spawn();
@@ -37,4 +44,42 @@ Deno.test("sweepDeadTemps never follows or removes a symlink, and tolerates a mi
   assert.equal(readFileSync(target, "utf8"), "keep");
   assert.deepEqual(readdirSync(dir).sort(), [link.slice(dir.length + 1), "keep.txt"].sort());
   assert.equal(sweepDeadTemps(`${dir}/missing`), 0);
+});
+
+Deno.test("sweepDeadTemps: a temp older than STALE_TEMP_MS goes even when its pid looks alive", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-atomic-" });
+  const prefix = tempPrefix(`${dir}/a.md`);
+  const old = `${prefix}1-0123456789ab`; // pid 1 is alive
+  const fresh = `${prefix}1-ba9876543210`;
+  const mine = `${prefix}${Deno.pid}-0123456789ab`;
+  for (const name of [old, fresh, mine]) writeFileSync(`${dir}/${name}`, "partial");
+  const past = new Date(Date.now() - STALE_TEMP_MS - 5_000);
+  for (const name of [old, mine]) utimesSync(`${dir}/${name}`, past, past);
+  assert.equal(sweepDeadTemps(dir), 1);
+  assert.deepEqual(readdirSync(dir).sort(), [fresh, mine].sort());
+});
+
+Deno.test("without the run permission (narrow shebang grants) only age counts", () => {
+  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-atomic-" });
+  const script = `${dir}/probe.ts`;
+  writeFileSync(
+    script,
+    `import { sweepDeadTemps } from ${
+      JSON.stringify(new URL("./atomic.ts", import.meta.url).href)
+    };\n` +
+      `console.log(sweepDeadTemps(Deno.args[0]));\n`,
+  );
+  const temps = `${dir}/t`;
+  mkdirSync(temps);
+  writeFileSync(`${temps}/.a.md.ctxkit-tmp-999999999-0123456789ab`, "dead pid, fresh");
+  writeFileSync(`${temps}/.a.md.ctxkit-tmp-999999998-0123456789ab`, "dead pid, old");
+  utimesSync(`${temps}/.a.md.ctxkit-tmp-999999998-0123456789ab`, new Date(0), new Date(0));
+  const r = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--allow-read", "--allow-write", "--allow-run=git", script, temps],
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
+  assert.equal(new TextDecoder().decode(r.stdout), "1\n");
+  assert.deepEqual(readdirSync(temps), [".a.md.ctxkit-tmp-999999999-0123456789ab"]);
 });
