@@ -8,11 +8,13 @@
 
 import { spawn } from "node:child_process";
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync } from "node:fs";
+import { lstatSync, readdirSync, readFileSync, utimesSync } from "node:fs";
+import { join } from "node:path";
 import {
   baseEnv,
   isolatedCommand,
   makeTempDir,
+  REPO,
   type RunOptions,
   type Tool,
   toolCommand,
@@ -77,11 +79,9 @@ export function runKillable(
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(merged)) if (v !== undefined) env[k] = v;
   // `env -i` execs deno in place, so the pid we signal is deno's own.
-  const [program, programArgs] = isolatedCommand(env, [
-    Deno.execPath(),
-    ...toolCommand(tool),
-    ...args,
-  ]);
+  const cmd = toolCommand(tool);
+  if (options.permissions) cmd.splice(1, 1, ...options.permissions);
+  const [program, programArgs] = isolatedCommand(env, [Deno.execPath(), ...cmd, ...args]);
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(program, programArgs, { cwd, env });
@@ -153,6 +153,19 @@ export function ctxkitTemps(dir: string): string[] {
   };
   walk(dir, "");
   return found.sort();
+}
+
+/** The permission flags of `tool`'s shebang line (what a user running `./bin/<tool>.ts` grants). */
+export function shebangPermissions(tool: Tool): string[] {
+  const first = readFileSync(join(REPO, "bin", `${tool}.ts`), "utf8").split("\n")[0];
+  const m = /^#!\/usr\/bin\/env -S deno run (.*)$/.exec(first);
+  if (m === null) throw new Error(`no deno shebang in bin/${tool}.ts: ${first}`);
+  return m[1].trim().split(/\s+/);
+}
+
+/** Backdate every ctxkit temp file under `dir` (a user coming back later: past the 60 s rule). */
+export function ageTemps(dir: string): void {
+  for (const rel of ctxkitTemps(dir)) utimesSync(join(dir, rel), new Date(0), new Date(0));
 }
 
 /** A kill plan: a fault point (must be reached) or a random delay (may land anywhere). */
