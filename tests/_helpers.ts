@@ -179,9 +179,28 @@ function concat(chunks: Uint8Array[]): Uint8Array {
   return out;
 }
 
-/** A fresh physical temp directory (symlink-free path). */
+let scratchRoot: string | undefined;
+
+/**
+ * The per-process parent of every temp dir a test makes, removed when the test process ends (set
+ * `CTXKIT_KEEP_TEMP=1` to keep it for a post-mortem). Mode 0755 so unprivileged runs can reach the
+ * shared fixtures below it.
+ */
+function scratch(): string {
+  if (scratchRoot === undefined) {
+    const root = realpathSync(mkdtempSync(join(tmpdir(), "ctxkit-test-")));
+    chmodSync(root, 0o755);
+    scratchRoot = root;
+    if (Deno.env.get("CTXKIT_KEEP_TEMP") !== "1") {
+      globalThis.addEventListener("unload", () => removeDir(root));
+    }
+  }
+  return scratchRoot;
+}
+
+/** A fresh physical temp directory (symlink-free path), removed with the test process's scratch. */
 export function makeTempDir(prefix = "ctxkit-"): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), prefix)));
+  return realpathSync(mkdtempSync(join(scratch(), prefix)));
 }
 
 /** Remove a temp directory tree, ignoring errors. */

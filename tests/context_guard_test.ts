@@ -936,10 +936,12 @@ Deno.test("G5: names with a backslash or newline give valid JSON manifests", () 
   strictEqual(read(`${p.proj}/a\\b.md`), "a 1\n");
 });
 
-Deno.test("concurrent snapshots never share a run dir", async () => {
+Deno.test("concurrent snapshots never share a run dir and all add the ignore line once", async () => {
   const p = exampleProject();
+  rmSync(`${p.proj}/.gitignore`, { force: true });
+  // Four at most: a fifth concurrent run could already prune an in-flight one (retention keeps 5).
   const runs = await Promise.all(
-    [1, 2, 3].map(() =>
+    [1, 2, 3, 4].map(() =>
       runToolAsync("context-guard", ["snapshot", "CLAUDE.md"], { cwd: p.proj, env: p.env })
     ),
   );
@@ -947,8 +949,10 @@ Deno.test("concurrent snapshots never share a run dir", async () => {
     strictEqual(r.code, 0, r.stderr);
     return outLines(r).find((l) => l.startsWith("RUN_DIR: "))!.slice(9);
   });
-  strictEqual(new Set(dirs).size, 3);
+  strictEqual(new Set(dirs).size, 4);
   for (const d of dirs) strictEqual(read(`${d}/orig/CLAUDE.md`), CLAUDE_MD);
+  const ignore = read(`${p.proj}/.gitignore`).split("\n");
+  strictEqual(ignore.filter((l) => l === ".claude/reports/").length, 1);
 });
 
 Deno.test("verify without a layer flag takes the newest run dir of any layer", () => {

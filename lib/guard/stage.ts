@@ -131,6 +131,27 @@ function gitignoreUpdate(
 }
 
 /**
+ * Append `.claude/reports/` to `root/.gitignore` once. A concurrent snapshot may create the file
+ * between our look and our exclusive create: then read it again and update it like any existing one.
+ */
+function appendIgnoreLine(root: string): void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const update = gitignoreUpdate(root);
+    if (update === undefined) return;
+    if (existsNoFollow(update.path)) {
+      writeFileAtomic(update.path, update.content, { mode: update.mode, exactMode: true });
+      return;
+    }
+    try {
+      writeFileSync(update.path, update.content, { mode: update.mode, flag: "wx" });
+      return;
+    } catch (e) {
+      if ((e as { code?: string }).code !== "EEXIST") throw e;
+    }
+  }
+}
+
+/**
  * text-guard `snapshot` (§5.1): copy the targets to `<run dir>/orig/<rel>` and print `ROOT:`,
  * `SNAPSHOT:`, the rel lines and `RUN_DIR:`.
  */
@@ -168,16 +189,7 @@ export function stageSnapshot(options: StageSnapshotOptions): StageSnapshotResul
     if (options.runDir !== undefined) die(`❌ snapshot directory already exists: ${runDir}`);
     runDir = auto(++n); // an auto name taken meanwhile by a concurrent run: next suffix
   }
-  if (inGit) {
-    const update = gitignoreUpdate(root);
-    if (update !== undefined) {
-      if (existsNoFollow(update.path)) {
-        writeFileAtomic(update.path, update.content, { mode: update.mode, exactMode: true });
-      } else {
-        writeFileSync(update.path, update.content, { mode: update.mode, flag: "wx" });
-      }
-    }
-  }
+  if (inGit) appendIgnoreLine(root);
   // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
   // earlier copy atomically), and each directory is synced once.
   const dirs = new Set<string>([dirname(runDir), runDir]);
