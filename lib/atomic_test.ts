@@ -8,6 +8,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { STALE_TEMP_MS, sweepDeadTemps, tempPrefix, writeFileAtomic } from "./atomic.ts";
+import { makeTempDir } from "../tests/_helpers.ts";
 
 async function deadPid(): Promise<number> {
   const child = new Deno.Command("true").spawn();
@@ -16,7 +17,7 @@ async function deadPid(): Promise<number> {
 }
 
 Deno.test("writeFileAtomic sweeps the temp files a killed writer left next to the file", async () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-atomic-" });
+  const dir = makeTempDir("ctxkit-atomic-");
   const path = `${dir}/CLAUDE.md`;
   writeFileSync(path, "old\n");
   const dead = `${tempPrefix(path)}${await deadPid()}-0123456789ab`;
@@ -34,7 +35,7 @@ Deno.test("writeFileAtomic sweeps the temp files a killed writer left next to th
 });
 
 Deno.test("sweepDeadTemps never follows or removes a symlink, and tolerates a missing directory", async () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-atomic-" });
+  const dir = makeTempDir("ctxkit-atomic-");
   const path = `${dir}/a.md`;
   const target = `${dir}/keep.txt`;
   writeFileSync(target, "keep");
@@ -47,7 +48,7 @@ Deno.test("sweepDeadTemps never follows or removes a symlink, and tolerates a mi
 });
 
 Deno.test("sweepDeadTemps: a temp older than STALE_TEMP_MS goes even when its pid looks alive", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-atomic-" });
+  const dir = makeTempDir("ctxkit-atomic-");
   const prefix = tempPrefix(`${dir}/a.md`);
   const old = `${prefix}1-0123456789ab`; // pid 1 is alive
   const fresh = `${prefix}1-ba9876543210`;
@@ -60,7 +61,7 @@ Deno.test("sweepDeadTemps: a temp older than STALE_TEMP_MS goes even when its pi
 });
 
 Deno.test("without the run permission (narrow shebang grants) only age counts", () => {
-  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-atomic-" });
+  const dir = makeTempDir("ctxkit-atomic-");
   const script = `${dir}/probe.ts`;
   writeFileSync(
     script,

@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FAULT_POINTS, parseFaultSpec } from "./faults.ts";
+import { makeTempDir } from "../tests/_helpers.ts";
 
 Deno.test("parseFaultSpec: name, name:N, and malformed values turn faults off", () => {
   assert.deepEqual(parseFaultSpec("atomic.before-rename"), {
@@ -28,7 +29,7 @@ Deno.test("every documented fault point is placed in exactly one source line", (
 });
 
 function runScript(env: Record<string, string>, permissions: string[]) {
-  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-faults-" });
+  const dir = makeTempDir("ctxkit-faults-");
   const script = join(dir, "probe.ts");
   writeFileSync(
     script,

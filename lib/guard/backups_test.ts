@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual } from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+
 import {
   backupsWithPrefix,
   compareBackups,
@@ -9,6 +9,7 @@ import {
   newestRunDirs,
   resolveBackup,
 } from "./backups.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 const names = [
   "20261012-140307-global_context-slim",
@@ -33,7 +34,7 @@ Deno.test("newest first: timestamp, numeric suffix, project before global (G15)"
 });
 
 Deno.test("layer filter, Resolve, newest run, prefix selection", () => {
-  const b = realpathSync(mkdtempSync(`${tmpdir()}/ctxkit-backups-`));
+  const b = makeTempDir("ctxkit-backups-");
   for (const n of names) mkdirSync(`${b}/${n}`);
   mkdirSync(`${b}/not-a-backup`);
   writeFileSync(`${b}/20261012-140308-project_context-slim`, "a file, not a backup");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+
 import {
   allLedgered,
   coverageLine,
@@ -20,6 +20,7 @@ import {
   validateLedger,
 } from "./ledger.ts";
 import { CtxkitError } from "../exit.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 // A stand-in alphabet for the pure decision: every whitespace-separated word is a token.
 const words = (line: string): string[] => line.split(/\s+/).filter((w) => w !== "");
@@ -147,7 +148,7 @@ Deno.test("resolveLedgerPath: ~/, relative, lexical normalisation", () => {
 });
 
 Deno.test("sameLedgerFile and LedgerIndex: logical or physical identity", () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "ledger-")));
+  const root = makeTempDir("ledger-");
   mkdirSync(join(root, "real"));
   writeFileSync(join(root, "real", "F.md"), "x\n");
   symlinkSync(join(root, "real"), join(root, "lnk"));
@@ -167,7 +168,7 @@ Deno.test("sameLedgerFile and LedgerIndex: logical or physical identity", () => 
 });
 
 Deno.test("survivorTokenLookup: regular files only, memoised", () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "ledger-")));
+  const root = makeTempDir("ledger-");
   writeFileSync(join(root, "S.md"), "alpha beta\n");
   mkdirSync(join(root, "dir"));
   let reads = 0;
@@ -183,7 +184,7 @@ Deno.test("survivorTokenLookup: regular files only, memoised", () => {
 });
 
 Deno.test("loadLedger: missing file and malformed rows die with exit 2", () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "ledger-")));
+  const root = makeTempDir("ledger-");
   const dies = (arg: string, message: string) =>
     assert.throws(() => loadLedger(arg), (e: unknown) => {
       assert.ok(e instanceof CtxkitError);
@@ -200,7 +201,7 @@ Deno.test("loadLedger: missing file and malformed rows die with exit 2", () => {
 });
 
 Deno.test("ledgerCoverage: binds rows, snapshot copy and survivors for the stage", () => {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "ledger-")));
+  const root = makeTempDir("ledger-");
   writeFileSync(join(root, "copy.md"), "one\ntwo three\nfour\n");
   writeFileSync(join(root, "S.md"), "three\n");
   const text = (b: Uint8Array) => new TextDecoder().decode(b);

@@ -1,6 +1,6 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, writeFileSync } from "node:fs";
+
 import { CtxkitError } from "../exit.ts";
 import {
   isSafeManifestPath,
@@ -10,6 +10,7 @@ import {
   shellQuote,
   WrittenManifestSchema,
 } from "./manifest.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 Deno.test("shellQuote quotes only outside A-Za-z0-9_@%+=:,./- (G12)", () => {
   strictEqual(shellQuote("/opt/ctxkit/bin/context-guard.ts"), "/opt/ctxkit/bin/context-guard.ts");
@@ -63,7 +64,7 @@ Deno.test("isSafeManifestPath refuses absolute, empty, NUL, empty/./.. component
 });
 
 Deno.test("readManifest: a non-string sha256 is kept as never-matching; other keys ignored", () => {
-  const rd = realpathSync(mkdtempSync(`${tmpdir()}/ctxkit-manifest-`));
+  const rd = makeTempDir("ctxkit-manifest-");
   mkdirSync(`${rd}/orig`);
   writeFileSync(
     `${rd}/manifest.json`,

@@ -1,15 +1,16 @@
 import { deepStrictEqual, throws } from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+
 import { CtxkitError } from "../exit.ts";
 import { resolveLogical, resolvePhysical, rootPrefix } from "./roots.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 function dies(fn: () => unknown, message: string) {
   throws(fn, (e) => e instanceof CtxkitError && e.exitCode === 2 && e.message === message);
 }
 
 Deno.test("physical resolution: links resolved in the directory, refused at the file", () => {
-  const base = realpathSync(mkdtempSync(`${tmpdir()}/ctxkit-roots-`));
+  const base = makeTempDir("ctxkit-roots-");
   const root = `${base}/root`;
   mkdirSync(`${root}/sub`, { recursive: true });
   writeFileSync(`${root}/sub/a.md`, "a");
@@ -42,7 +43,7 @@ Deno.test("physical resolution: links resolved in the directory, refused at the 
 });
 
 Deno.test("logical resolution keeps links and normalises lexically", () => {
-  const base = realpathSync(mkdtempSync(`${tmpdir()}/ctxkit-roots-`));
+  const base = makeTempDir("ctxkit-roots-");
   mkdirSync(`${base}/real`);
   symlinkSync(`${base}/real`, `${base}/root`);
   // Logically under the root, physically elsewhere: passes here (the stage refuses it later).

@@ -1,23 +1,16 @@
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+
 import { join } from "node:path";
 import { CtxkitError } from "../exit.ts";
 import { collectingReporter, type Reporter } from "./report.ts";
 import type { GuardRoots } from "./roots.ts";
 import { parseVerifyDeletedArgs, verifyDeleted } from "./verify_deleted.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 /** A project root, a run dir holding `orig/<rel>` = `original`, and the survivor `keep.md`. */
 function fixture(rel: string, original: string, survivor: string) {
-  const base = realpathSync(mkdtempSync(join(tmpdir(), "vd-")));
+  const base = makeTempDir("vd-");
   const proj = join(base, "proj");
   const global = join(base, "g");
   const runDir = join(global, "backups", "20261012-140307-project_context-slim");

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+
 import {
   defaultConfig,
   loadConfig,
@@ -9,6 +9,7 @@ import {
   parseConfigText,
   parseDuration,
 } from "./config.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 Deno.test("durations: 1s to 30d, strict syntax", () => {
   assert.equal(parseDuration("1s"), 1000);
@@ -89,14 +90,14 @@ Deno.test("loopback origins", () => {
 });
 
 Deno.test("loadConfig: missing → defaults, symlink allowed, oversize and directories named (file)", () => {
-  const r = realpathSync(mkdtempSync(join(tmpdir(), "prose-cfg-")));
+  const r = makeTempDir("prose-cfg-");
   assert.equal(loadConfig({ root: r }).ok, true);
   mkdirSync(join(r, "prose"));
   writeFileSync(join(r, "real.json"), '{"level":"minimal"}');
   symlinkSync(join(r, "real.json"), join(r, "prose", "config.json"));
   const linked = loadConfig({ root: r });
   assert.equal(linked.ok && linked.config.level, "minimal");
-  const r2 = realpathSync(mkdtempSync(join(tmpdir(), "prose-cfg-")));
+  const r2 = makeTempDir("prose-cfg-");
   mkdirSync(join(r2, "prose"));
   writeFileSync(join(r2, "prose", "config.json"), " ".repeat(65 * 1024));
   const big = loadConfig({ root: r2 });

@@ -4,19 +4,18 @@ import {
   existsSync,
   lstatSync,
   mkdirSync,
-  mkdtempSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   symlinkSync,
   utimesSync,
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+
 import { clearProseFlag, readProseFlag, sweepTemps, writeProseFlag } from "./flag_io.ts";
 import { type ProseFlag, serializeFlag } from "./schema.ts";
 import { resolveLevel } from "./ops.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 const NOW = 1_800_000_000_000;
 const FLAG: ProseFlag = {
@@ -28,7 +27,7 @@ const FLAG: ProseFlag = {
 };
 
 function root(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), "prose-io-")));
+  return makeTempDir("prose-io-");
 }
 
 function plant(r: string, content: string | Uint8Array, mode = 0o600): string {

@@ -1,14 +1,7 @@
 import assert from "node:assert/strict";
-import {
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readFileSync,
-  realpathSync,
-  writeFileSync,
-} from "node:fs";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { tmpdir } from "node:os";
+
 import { defaultConfig, type ProseConfig } from "./config.ts";
 import { readProseFlag, writeProseFlag } from "./flag_io.ts";
 import {
@@ -22,11 +15,12 @@ import {
   setLevel,
 } from "./ops.ts";
 import type { ProseFlag } from "./schema.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 const NOW = 1_800_000_000_000;
 
 function root(): string {
-  return realpathSync(mkdtempSync(join(tmpdir(), "prose-ops-")));
+  return makeTempDir("prose-ops-");
 }
 
 function flagOf(r: string, now = NOW): ProseFlag | null {

@@ -1,14 +1,14 @@
 import assert from "node:assert/strict";
-import { mkdirSync, mkdtempSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+
 import { listDirectory, problemLine, PRUNE_NAMES, walk, type WalkVisitor } from "./walk.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
 
 const statSync = Deno.statSync;
 const md: WalkVisitor<null> = { child: () => null, file: (_p, name) => name.endsWith(".md") };
 
 function tree(): string {
-  const root = realpathSync(mkdtempSync(join(tmpdir(), "ctxkit-walk-")));
+  const root = makeTempDir("ctxkit-walk-");
   for (const dir of ["a/b", "build", "other"]) mkdirSync(`${root}/${dir}`, { recursive: true });
   writeFileSync(`${root}/a/b/x.md`, "x");
   writeFileSync(`${root}/build/y.md`, "y");

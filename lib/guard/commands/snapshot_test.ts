@@ -1,15 +1,16 @@
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import { mkdtempSync, readFileSync, realpathSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, writeFileSync } from "node:fs";
+
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
 import { newestRunDirs, resolveBackup } from "../backups.ts";
 import { snapshot } from "./snapshot.ts";
 import { restore, rollback } from "./restore.ts";
 import { stageCheckpoint } from "../stage.ts";
+import { makeTempDir } from "../../../tests/_helpers.ts";
 
 function setup(): { roots: GuardRoots; file: string } {
-  const base = realpathSync(mkdtempSync(`${tmpdir()}/ctxkit-snap-`));
+  const base = makeTempDir("ctxkit-snap-");
   const global = `${base}/home/.claude`;
   const roots = { project: `${base}/proj`, global, backups: `${global}/backups` };
   Deno.mkdirSync(roots.project, { recursive: true });
