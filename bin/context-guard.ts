@@ -76,20 +76,15 @@ function parse(args: readonly string[], accepts: Accepts): Parsed {
     positionals: [],
     ordered: [],
   };
-  const value = (option: string): string => {
-    const v = cursor.value();
-    if (v === undefined || v === "") die(`❌ ${option} needs a value`);
-    return v;
-  };
   while (!cursor.done) {
     const arg = cursor.next();
     if (arg === "--run-dir") {
-      p.runDirs.push(value(arg));
+      p.runDirs.push(cursor.requireValue(arg));
       p.ordered.push(p.runDirs[p.runDirs.length - 1]);
     } else if (accepts.layer && (arg === "--project" || arg === "--global")) {
       p.layer = arg === "--project" ? "project" : "global";
     } else if (accepts.allowDirty && arg === "--allow-dirty") p.allowDirty = true;
-    else if (accepts.ledger && arg === "--ledger") p.ledger = value(arg);
+    else if (accepts.ledger && arg === "--ledger") p.ledger = cursor.requireValue(arg);
     else if (accepts.tokens && arg.startsWith("--tokens=")) {
       p.alphabet = parseAlphabet(arg.slice("--tokens=".length));
     } else if (arg.startsWith("-")) die(`❌ unknown option: ${arg}`);

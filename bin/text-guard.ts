@@ -47,9 +47,7 @@ function parse(args: readonly string[], flags: readonly string[], tokens: boolea
   while (!cursor.done) {
     const arg = cursor.next();
     if (arg === "--run-dir") {
-      const value = cursor.value();
-      if (value === undefined || value === "") die("❌ --run-dir needs a value");
-      parsed.runDir = value;
+      parsed.runDir = cursor.requireValue(arg);
     } else if (flags.includes(arg)) {
       if (arg === "--allow-dirty") parsed.allowDirty = true;
       if (arg === "--no-restore") parsed.noRestore = true;
@@ -122,9 +120,7 @@ function main(args: readonly string[]): number {
       while (!cursor.done) {
         const arg = cursor.next();
         if (arg !== "--run-dir") die(`❌ unknown argument: ${arg}`);
-        const value = cursor.value();
-        if (value === undefined || value === "") die("❌ --run-dir needs a value");
-        runDir = value;
+        runDir = cursor.requireValue(arg);
       }
       if (runDir === undefined) die("❌ status needs --run-dir");
       stageStatus(runDir, reporter);

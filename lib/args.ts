@@ -8,6 +8,8 @@
  * @module
  */
 
+import { die } from "./exit.ts";
+
 /**
  * Walks an argument list once, in order.
  *
@@ -42,6 +44,16 @@ export class ArgCursor {
   /** Take the next argument verbatim as an option's value; `undefined` when none is left. */
   value(): string | undefined {
     return this.done ? undefined : this.#args[this.#index++];
+  }
+
+  /**
+   * Take the next argument as `option`'s value; a missing or empty value dies with
+   * `❌ <option> needs a value` (exit 2), the rule the scan and guard tools share.
+   */
+  requireValue(option: string): string {
+    const value = this.value();
+    if (value === undefined || value === "") die(`❌ ${option} needs a value`);
+    return value;
   }
 
   /** The arguments not yet taken. */

@@ -85,18 +85,13 @@ export function parseVerifyDeletedArgs(
     targets: string[];
   } = { survivors: [], targets: [] };
   let runDirSeen = false;
-  const value = (option: string): string => {
-    const v = cursor.value();
-    if (v === undefined || v === "") die(`❌ ${option} needs a value`);
-    return v;
-  };
   while (!cursor.done) {
     const arg = cursor.next();
     if (arg === "--run-dir") {
-      parsed.runDir = value(arg);
+      parsed.runDir = cursor.requireValue(arg);
       runDirSeen = true;
     } else if (arg === "--survivor") {
-      parsed.survivors.push(value(arg));
+      parsed.survivors.push(cursor.requireValue(arg));
     } else if (arg === "--project" || arg === "--global") {
       parsed.layer = arg === "--project" ? "project" : "global";
     } else if (arg.startsWith("--tokens=")) {

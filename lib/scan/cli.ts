@@ -65,9 +65,7 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
     const arg = args.next();
     switch (arg) {
       case "--root": {
-        const value = args.value();
-        if (value === undefined || value === "") die("❌ --root needs a value");
-        root = value;
+        root = args.requireValue(arg);
         break;
       }
       case "--global":
