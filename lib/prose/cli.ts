@@ -9,6 +9,7 @@
  * @module
  */
 
+import { envValue } from "../paths.ts";
 import { ArgCursor } from "../args.ts";
 import { CtxkitError } from "../exit.ts";
 import { writeErr, writeOut } from "../io.ts";
@@ -215,12 +216,6 @@ export function parseOnTtl(words: readonly string[]): ActivateParams["ttl"] {
     `unknown TTL ${words.join(" ")}; use N turns, turn, block, session or explicit`,
     "ttl",
   );
-}
-
-/** A value taken from the process environment, empty meaning unset. */
-function envValue(name: string): string | undefined {
-  const v = Deno.env.get(name);
-  return v === undefined || v === "" ? undefined : v;
 }
 
 function paths(): ProsePaths {

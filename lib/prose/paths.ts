@@ -4,6 +4,7 @@
  * @module
  */
 
+import { envValue } from "../paths.ts";
 import { join } from "node:path";
 
 /** The prose locations under one root. */
@@ -42,11 +43,6 @@ export class ProseRootError extends TypeError {
   }
 }
 
-function env(name: string): string | undefined {
-  const value = Deno.env.get(name);
-  return value === undefined || value === "" ? undefined : value;
-}
-
 /**
  * Resolve the prose paths. Throws {@linkcode ProseRootError} (a `TypeError`) when `opts.root` or
  * `$CELLM_DIR` is relative, or when neither `CELLM_DIR` nor `HOME` is set.
@@ -63,14 +59,14 @@ export function resolvePaths(opts: ProseOptions = {}): ProsePaths {
     if (!opts.root.startsWith("/")) throw new ProseRootError("root", "root must be absolute");
     root = opts.root;
   } else {
-    const cellm = env("CELLM_DIR");
+    const cellm = envValue("CELLM_DIR");
     if (cellm !== undefined) {
       if (!cellm.startsWith("/")) {
         throw new ProseRootError("CELLM_DIR", "CELLM_DIR must be an absolute path");
       }
       root = cellm;
     } else {
-      const home = env("HOME");
+      const home = envValue("HOME");
       if (home === undefined) {
         throw new ProseRootError("HOME", "HOME is not set (and CELLM_DIR is empty)");
       }
