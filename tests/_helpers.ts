@@ -115,11 +115,17 @@ function commandFor(tool: Tool, options: RunOptions): string[] {
 export function runTool(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
-  const [program, programArgs] = isolatedCommand(env, [
-    Deno.execPath(),
-    ...commandFor(tool, options),
-    ...args,
-  ]);
+  return runIsolated([Deno.execPath(), ...commandFor(tool, options), ...args], cwd, env, options);
+}
+
+/** Run `command` synchronously in `cwd` with exactly `env` (no inherited variables). */
+function runIsolated(
+  command: string[],
+  cwd: string,
+  env: Record<string, string>,
+  options: RunOptions,
+): RunResult {
+  const [program, programArgs] = isolatedCommand(env, command);
   const result = spawnSync(program, programArgs, {
     cwd,
     env,
@@ -277,26 +283,11 @@ export function runToolAsUser(tool: Tool, args: string[], options: RunOptions = 
   const cwd = options.cwd ?? makeSharedTempDir("ctxkit-cwd-");
   const env = buildEnv({ HOME: sharedHome, DENO_DIR: sharedDenoDir, PWD: cwd, ...options.env });
   const id = String(UNPRIVILEGED_ID);
-  const [program, programArgs] = isolatedCommand(env, [
-    "setpriv",
-    `--reuid=${id}`,
-    `--regid=${id}`,
-    "--clear-groups",
-    Deno.execPath(),
-    ...commandFor(tool, options),
-    ...args,
-  ]);
-  const result = spawnSync(program, programArgs, {
+  const setpriv = ["setpriv", `--reuid=${id}`, `--regid=${id}`, "--clear-groups"];
+  return runIsolated(
+    [...setpriv, Deno.execPath(), ...commandFor(tool, options), ...args],
     cwd,
     env,
-    input: options.stdin,
-    maxBuffer: 1 << 30,
-  });
-  const stdoutBytes = new Uint8Array(result.stdout ?? new Uint8Array());
-  return {
-    code: result.status ?? 128,
-    stdout: new TextDecoder().decode(stdoutBytes),
-    stderr: new TextDecoder().decode(result.stderr ?? new Uint8Array()),
-    stdoutBytes,
-  };
+    options,
+  );
 }
