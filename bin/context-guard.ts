@@ -164,8 +164,8 @@ function main(args: readonly string[]): number {
     case "verify-deleted":
       return verifyDeletedMain(rest, roots, reporter);
     default:
-      die(`❌ not implemented yet: ${command}`);
+      die(`❌ unknown command: ${command}`);
   }
 }
 
-await runMain(() => main(Deno.args));
+Deno.exit(await runMain(() => main(Deno.args)));

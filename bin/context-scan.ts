@@ -9,14 +9,16 @@ import { parseScanArgs, SCAN_HELP } from "../lib/scan/cli.ts";
 import { renderScanDocument } from "../lib/scan/document.ts";
 import { scanContext } from "../lib/scan/scan.ts";
 
-await runMain(() => {
-  const command = parseScanArgs(Deno.args);
-  if (command.help) {
-    writeOutRaw(SCAN_HELP);
-    return 0;
-  }
-  const result = scanContext(command);
-  writeErr(...result.warnings);
-  writeOutRaw(renderScanDocument(result.document));
-  return result.exitCode;
-});
+Deno.exit(
+  await runMain(() => {
+    const command = parseScanArgs(Deno.args);
+    if (command.help) {
+      writeOutRaw(SCAN_HELP);
+      return 0;
+    }
+    const result = scanContext(command);
+    writeErr(...result.warnings);
+    writeOutRaw(renderScanDocument(result.document));
+    return result.exitCode;
+  }),
+);

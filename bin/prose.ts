@@ -20,7 +20,9 @@ function clock(): number {
   return Number(fixed);
 }
 
-await runMain(
-  () => proseMain(Deno.args, { scriptPath: fileURLToPath(import.meta.url), now: clock() }),
-  { permissionLine, internalLine },
+Deno.exit(
+  await runMain(
+    () => proseMain(Deno.args, { scriptPath: fileURLToPath(import.meta.url), now: clock() }),
+    { permissionLine, internalLine },
+  ),
 );

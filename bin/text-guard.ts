@@ -131,4 +131,4 @@ function main(args: readonly string[]): number {
   }
 }
 
-await runMain(() => main(Deno.args));
+Deno.exit(await runMain(() => main(Deno.args)));

@@ -2,9 +2,9 @@
  * The exit-code contract shared by every ctxkit script.
  *
  * `lib/` never exits the process: it throws {@linkcode CtxkitError}, which carries the exit code and
- * the line(s) to print on stderr. Only `bin/*.ts` turns that into a process exit, through
- * {@linkcode runMain}, which also prints the final exit-contract line (`✅ EXIT:0` or
- * `❌ FAILED EXIT:<rc>`) last on stderr.
+ * the line(s) to print on stderr. {@linkcode runMain} turns any outcome into an exit code and prints
+ * the final exit-contract line (`✅ EXIT:0` or `❌ FAILED EXIT:<rc>`) last on stderr; only
+ * `bin/*.ts` passes that code to `Deno.exit`.
  *
  * @module
  */
@@ -81,24 +81,25 @@ function firstLine(e: unknown): string {
 }
 
 /**
- * Run a bin's main function and exit with its code.
+ * Run a bin's main function and return the exit code the bin must exit with.
  *
  * The function returns its exit code (or throws a {@linkcode CtxkitError}). Whatever happens, the last
- * stderr line is the exit contract (unless `CTXKIT_EXIT_LINE=0`).
+ * stderr line is the exit contract (unless `CTXKIT_EXIT_LINE=0`), so the caller must exit right
+ * after, printing nothing more.
  *
  * @example
  * ```ts ignore
  * import { runMain } from "../lib/exit.ts";
- * await runMain(async () => {
+ * Deno.exit(await runMain(async () => {
  *   console.log("hello");
  *   return 0;
- * });
+ * }));
  * ```
  */
 export async function runMain(
   main: () => number | Promise<number>,
   options: MainOptions = {},
-): Promise<never> {
+): Promise<number> {
   let rc: number;
   try {
     rc = await main();
@@ -117,5 +118,5 @@ export async function runMain(
     }
   }
   if (exitLineEnabled()) writeErr(exitLine(rc));
-  Deno.exit(rc);
+  return rc;
 }
