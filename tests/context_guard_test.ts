@@ -1006,3 +1006,22 @@ Deno.test("verify --tokens=ext gates the extended classes and rolls the run back
   ]);
   strictEqual(read(`${p.proj}/ru.md`), "сожми контекст, ещё 40%\n");
 });
+
+Deno.test("project root P: the logical cwd, not the git toplevel; CLAUDE_PROJECT_DIR normalised lexically", () => {
+  const p = exampleProject();
+  const sub = `${p.proj}/.claude/rules`;
+  // No CLAUDE_PROJECT_DIR: P is the cwd even inside a git work tree.
+  const fromSub = cg(p, ["snapshot", "--allow-dirty", "style.md"], {
+    CLAUDE_PROJECT_DIR: undefined,
+  }, sub);
+  strictEqual(fromSub.code, 0, fromSub.stderr);
+  ok(outLines(fromSub).includes(`ROOT: ${sub}`), fromSub.stdout);
+  ok(outLines(fromSub).includes("  style.md"), fromSub.stdout);
+  // A relative value with a trailing `/` and `..` resolves against the logical cwd.
+  const rel = cg(p, ["snapshot", "--allow-dirty", "proj/CLAUDE.md"], {
+    CLAUDE_PROJECT_DIR: "./proj/../proj/",
+  }, p.home);
+  strictEqual(rel.code, 0, rel.stderr);
+  ok(outLines(rel).includes(`ROOT: ${p.proj}`), rel.stdout);
+  ok(outLines(rel).includes("  CLAUDE.md"), rel.stdout);
+});
