@@ -3,7 +3,7 @@
  * `context-guard` — snapshot / verify / rollback / restore / state for context-slim
  * (spec: context-guard.md §6–§7). Parses arguments and prints; the commands live in `lib/guard/`.
  */
-import { statSync } from "node:fs";
+import { existsFollow } from "../lib/guard/fsx.ts";
 import { ArgCursor } from "../lib/args.ts";
 import { die, runMain } from "../lib/exit.ts";
 import { writeOut } from "../lib/io.ts";
@@ -57,15 +57,6 @@ interface Parsed {
   ordered: string[];
 }
 
-function exists(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** Left-to-right parse (§1): value options take the next argument verbatim. */
 function parse(args: readonly string[], accepts: Accepts): Parsed {
   const cursor = new ArgCursor(args);
@@ -89,7 +80,7 @@ function parse(args: readonly string[], accepts: Accepts): Parsed {
       p.alphabet = parseAlphabet(arg.slice("--tokens=".length));
     } else if (arg.startsWith("-")) die(`❌ unknown option: ${arg}`);
     else if (
-      accepts.selector && p.runDirs.length === 0 && p.selector === undefined && !exists(arg)
+      accepts.selector && p.runDirs.length === 0 && p.selector === undefined && !existsFollow(arg)
     ) {
       p.selector = arg; // §6.1 selector heuristic
     } else {

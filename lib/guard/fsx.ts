@@ -37,6 +37,16 @@ export function isFileFollow(path: string): boolean {
   }
 }
 
+/** True when anything exists at `path`, links followed (a dangling link does not count). */
+export function existsFollow(path: string): boolean {
+  try {
+    statSync(path);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
 /** True when `path` itself is a regular file (a link is not). */
 export function isRegularNoFollow(path: string): boolean {
   try {

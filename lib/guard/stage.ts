@@ -250,6 +250,21 @@ export interface StageFilesOptions {
 }
 
 /**
+ * Resolve `f` physically against `root` and require its trusted snapshot copy in `runDir`; dies with
+ * `missing(rel)` otherwise. The pre-flight every file operation of a run dir starts with.
+ */
+function snapshottedTarget(
+  f: string,
+  root: string,
+  runDir: string,
+  missing: (rel: string) => string,
+): ResolvedPath {
+  const t = resolvePhysical(f, root);
+  if (!isTrustedCopy(`${runDir}/orig`, t.rel)) die(missing(t.rel));
+  return t;
+}
+
+/**
  * text-guard `checkpoint` (§5.2): after checking every file, record each one's current hash (or
  * `MISSING`) as the owned draft and print `CHECKPOINT: <rel>`.
  */
@@ -258,8 +273,7 @@ export function stageCheckpoint(options: StageFilesOptions): ResolvedPath[] {
   const root = textGuardRoot(options.projectDir);
   const targets: ResolvedPath[] = [];
   for (const f of options.files) {
-    const t = resolvePhysical(f, root);
-    if (!isTrustedCopy(`${runDir}/orig`, t.rel)) die(`❌ no snapshot for ${t.rel}`);
+    const t = snapshottedTarget(f, root, runDir, (rel) => `❌ no snapshot for ${rel}`);
     if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) die(`❌ not a regular draft: ${f}`);
     targets.push(t);
   }
@@ -331,10 +345,12 @@ export function stageVerify(options: StageVerifyOptions): StageVerifyResult {
   const root = textGuardRoot(options.projectDir);
   const targets: ResolvedPath[] = [];
   for (const f of files) {
-    const t = resolvePhysical(f, root);
-    if (!isTrustedCopy(`${runDir}/orig`, t.rel)) {
-      die(`❌ no snapshot for ${t.rel} in ${runDir} - run 'snapshot' before editing`);
-    }
+    const t = snapshottedTarget(
+      f,
+      root,
+      runDir,
+      (rel) => `❌ no snapshot for ${rel} in ${runDir} - run 'snapshot' before editing`,
+    );
     if (!isFileFollow(t.abs)) die(`❌ target vanished: ${t.rel}`);
     targets.push(t);
   }
@@ -393,12 +409,9 @@ export function stageVerify(options: StageVerifyOptions): StageVerifyResult {
 export function stageRestore(options: StageFilesOptions): ResolvedPath[] {
   const { runDir, reporter } = options;
   const root = textGuardRoot(options.projectDir);
-  const targets: ResolvedPath[] = [];
-  for (const f of options.files) {
-    const t = resolvePhysical(f, root);
-    if (!isTrustedCopy(`${runDir}/orig`, t.rel)) die(`❌ no snapshot for ${t.rel}`);
-    targets.push(t);
-  }
+  const targets = options.files.map((f) =>
+    snapshottedTarget(f, root, runDir, (rel) => `❌ no snapshot for ${rel}`)
+  );
   const refused = targets.filter((t) => !mayRestore(runDir, t.rel, t.abs));
   if (refused.length > 0) {
     throw new CtxkitError(1, refused.map((t) => refusalLine(t.rel)).join("\n"));

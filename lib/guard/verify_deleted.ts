@@ -16,7 +16,6 @@ import {
   lstatSync,
   openSync,
   readFileSync,
-  statSync,
   unlinkSync,
   writeSync,
 } from "node:fs";
@@ -25,7 +24,7 @@ import { writeFileAtomic } from "../atomic.ts";
 import { CtxkitError, die } from "../exit.ts";
 import { isDirectory } from "../paths.ts";
 import { resolveBackup } from "./backups.ts";
-import { existsNoFollow, isFileFollow, isTrustedCopy, sha256Hex } from "./fsx.ts";
+import { existsFollow, existsNoFollow, isFileFollow, isTrustedCopy, sha256Hex } from "./fsx.ts";
 import { draftRecordPath } from "./ownership.ts";
 import type { Reporter } from "./report.ts";
 import { type GuardRoots, type Layer, layerRoot, resolveLogical } from "./roots.ts";
@@ -59,15 +58,6 @@ export interface VerifyDeletedResult {
   outcome: "merged" | "unproven" | "aborted";
   /** Exit code. */
   exitCode: number;
-}
-
-function existsFollow(path: string): boolean {
-  try {
-    statSync(path);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /**
