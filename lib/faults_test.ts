@@ -17,7 +17,7 @@ Deno.test("parseFaultSpec: name, name:N, and malformed values turn faults off", 
 
 Deno.test("every documented fault point is placed in exactly one source line", () => {
   const sources = [
-    "atomic.ts",
+    "_fs/write.ts",
     "guard/stage.ts",
     "guard/commands/snapshot.ts",
     "prose/flag_io.ts",

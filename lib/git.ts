@@ -4,11 +4,9 @@
  * @module
  */
 
-import { spawnSync } from "node:child_process";
-
 /** What a git invocation produced. `status` is `null` when git could not be started. */
 export interface GitResult {
-  /** Exit status, or `null` when git is missing or was killed. */
+  /** Exit status, or `null` when git is missing (or may not be run). */
   status: number | null;
   /** Captured stdout as UTF-8 text. */
   stdout: string;
@@ -17,7 +15,8 @@ export interface GitResult {
 }
 
 /**
- * Run `git <args>` in `cwd` and capture its output. Never throws.
+ * Run `git <args>` in `cwd` and capture its output. Never throws: a missing git, or a missing
+ * `--allow-run=git` grant, is "no git" (`status: null`).
  *
  * @example
  * ```ts ignore
@@ -27,14 +26,19 @@ export interface GitResult {
  */
 export function runGit(args: string[], cwd: string): GitResult {
   try {
-    const result = spawnSync("git", args, {
+    const out = new Deno.Command("git", {
+      args,
       cwd,
-      encoding: "utf8",
-      stdio: ["ignore", "pipe", "pipe"],
-      maxBuffer: 1 << 30,
-    });
-    if (result.error) return { status: null, stdout: "", stderr: String(result.error.message) };
-    return { status: result.status, stdout: result.stdout ?? "", stderr: result.stderr ?? "" };
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).outputSync();
+    const decoder = new TextDecoder();
+    return {
+      status: out.signal === null ? out.code : null,
+      stdout: decoder.decode(out.stdout),
+      stderr: decoder.decode(out.stderr),
+    };
   } catch (e) {
     return { status: null, stdout: "", stderr: e instanceof Error ? e.message : String(e) };
   }

@@ -1,15 +1,16 @@
 /**
- * Roots and path models shared by the tools.
+ * Roots and the logical path model shared by the tools.
  *
- * Two path models exist on purpose: *logical* paths (like shell `cd` + `pwd`: symlinks kept, `..`
- * removed lexically) for context-scan and context-guard, and *physical* paths (symlinks resolved) for
- * text-guard. This module holds the logical side and the global root rule.
+ * Two path models exist on purpose: *logical* paths (like shell `cd` + `pwd`: links kept, `..`
+ * removed lexically) for context-scan and context-guard, and *physical* paths (links resolved) for
+ * text-guard. This module holds the logical side and the global root rule
+ * (`references/context-guard.md#roots-and-paths`).
  *
  * @module
  */
 
-import { realpathSync, statSync } from "node:fs";
-import { die, isPermissionError } from "./exit.ts";
+import { EnvironmentError } from "./errors.ts";
+import { text } from "./text.ts";
 
 /** Read an environment variable; `undefined` when unset or empty. */
 export function envValue(name: string): string | undefined {
@@ -19,8 +20,8 @@ export function envValue(name: string): string | undefined {
 
 /**
  * Normalise `path` lexically against the absolute `base`, like `cd path && pwd` without resolving
- * links: relative joins `base`, `//` collapses, `.` drops, `..` removes the previous component, and no
- * trailing `/` remains (except for `/` itself).
+ * links: relative joins `base`, `//` collapses, `.` drops, `..` removes the previous component,
+ * and no trailing `/` remains (except for `/` itself).
  *
  * @example
  * ```ts
@@ -40,19 +41,50 @@ export function normalizeLexical(path: string, base: string): string {
   return "/" + parts.join("/");
 }
 
+/** `root + "/"`, except `/` itself, so prefix tests work for the file-system root too. */
+export function rootPrefix(root: string): string {
+  return root === "/" ? "/" : `${root}/`;
+}
+
+/** `root/rel` without a doubled `/` when `root` is `/`. */
+export function joinRoot(root: string, rel: string): string {
+  return `${rootPrefix(root)}${rel}`;
+}
+
+/** True when the absolute `path` lies strictly below `root` (lexically). */
+export function isBelow(path: string, root: string): boolean {
+  const prefix = rootPrefix(root);
+  return path.startsWith(prefix) && path.length > prefix.length;
+}
+
+/** The directory part of `path` as `dirname` gives it (`.` when there is none). */
+export function dirname(path: string): string {
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  const i = trimmed.lastIndexOf("/");
+  if (i < 0) return ".";
+  if (i === 0) return "/";
+  return trimmed.slice(0, i).replace(/\/+$/, "") || "/";
+}
+
+/** The last component of `path` as `basename` gives it. */
+export function basename(path: string): string {
+  const trimmed = path.length > 1 ? path.replace(/\/+$/, "") : path;
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
+
 function sameDirectory(a: string, b: string): boolean {
   try {
-    const x = statSync(a);
-    const y = statSync(b);
-    return x.isDirectory() && x.dev === y.dev && x.ino === y.ino;
+    const x = Deno.statSync(a);
+    const y = Deno.statSync(b);
+    return x.isDirectory && x.dev === y.dev && x.ino === y.ino;
   } catch {
     return false;
   }
 }
 
 /**
- * The logical current directory: `$PWD` when it is absolute, free of `.`/`..` components and the same
- * directory (device + inode) as the process cwd; otherwise the physical cwd (Deno's `cwd()`).
+ * The logical current directory: `$PWD` when it is absolute, free of `.`/`..` components and the
+ * same directory (device + inode) as the process cwd; otherwise the physical cwd.
  */
 export function logicalCwd(): string {
   const physical = Deno.cwd();
@@ -63,9 +95,9 @@ export function logicalCwd(): string {
 }
 
 /**
- * The global Claude root `G`: `$CLAUDE_CONFIG_DIR` (trailing `/` removed, relative joined lexically
- * to the logical cwd) when set and non-empty, else the string `$HOME/.claude` verbatim.
- * Dies with `❌ HOME is not set` (exit 2) when neither is available.
+ * The global Claude root `G`: `$CLAUDE_CONFIG_DIR` (trailing `/` removed, relative joined
+ * lexically to the logical cwd) when set and non-empty, else the string `$HOME/.claude` verbatim.
+ * Throws {@linkcode EnvironmentError} `HOME is not set` when neither is available.
  *
  * @example
  * ```ts ignore
@@ -83,28 +115,9 @@ export function globalRoot(): string {
     return normalizeLexical(config, logicalCwd());
   }
   const home = envValue("HOME");
-  if (home === undefined) die("❌ HOME is not set");
+  if (home === undefined) throw new EnvironmentError("HOME", text`HOME is not set`);
   return `${home}/.claude`;
 }
 
-/**
- * True when `path` is a directory after following links. A missing Deno read grant is rethrown (the
- * bin reports it as a permission problem rather than "not a directory").
- */
-export function isDirectory(path: string): boolean {
-  try {
-    return statSync(path).isDirectory();
-  } catch (e) {
-    if (isPermissionError(e)) throw e;
-    return false;
-  }
-}
-
-/** The physical (symlink-free) absolute path of an existing `path`, or `undefined`. */
-export function physicalPath(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
+// TRANSITION(issue 11): callers move to lib/_fs/inspect.ts; removed when every tool is migrated.
+export { isDirectoryFollow as isDirectory, physicalPath } from "./_fs/inspect.ts";

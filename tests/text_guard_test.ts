@@ -86,7 +86,7 @@ Deno.test("text-guard: argument errors exit 2 with their exact message", () => {
     [["snapshot", "--run-dir", ""], "❌ --run-dir needs a value"],
     [["snapshot", "--bogus", "x"], "❌ unknown option: --bogus"],
     [["snapshot", "-"], "❌ unknown option: -"],
-    [["snapshot", "--"], "❌ unknown option: --"],
+    [["snapshot", "--"], "❌ snapshot needs at least one file"], // `--` ends options
     [["snapshot", "--tokens=ext", "x"], "❌ unknown option: --tokens=ext"],
     [["snapshot"], "❌ snapshot needs at least one file"],
     [["snapshot", "--allow-dirty"], "❌ snapshot needs at least one file"],

@@ -1,0 +1,75 @@
+/**
+ * Directories: owner-only creation that never passes through a link below a trusted base, and the
+ * sorted listing of the regular files below a directory.
+ *
+ * @module
+ */
+
+import { errorCode, rethrowPermission } from "./errors.ts";
+import { sortUtf8 } from "../sort.ts";
+
+/** Thrown by {@linkcode makePrivateDirs} when a component below the trusted base is a link. */
+export class LinkedComponentError extends Error {
+  /** The linked component. */
+  readonly path: string;
+  /** Create the error. */
+  constructor(path: string) {
+    super(`symbolic-link path component: ${path}`);
+    this.name = "LinkedComponentError";
+    this.path = path;
+  }
+}
+
+/**
+ * Create `path` and its missing ancestors as owner-only (`0700`) directories. Every existing
+ * component at or below `trustedBase` must be a real directory, not a link
+ * ({@linkcode LinkedComponentError}); components above it may be links (a dotfiles `~/.claude`).
+ */
+export function makePrivateDirs(path: string, trustedBase?: string): void {
+  const parts = path.split("/");
+  let at = path.startsWith("/") ? "" : ".";
+  for (const part of parts) {
+    if (part === "" || part === ".") continue;
+    at = at === "" ? `/${part}` : `${at}/${part}`;
+    const checked = trustedBase !== undefined &&
+      (at === trustedBase || at.startsWith(`${trustedBase}/`));
+    let st: Deno.FileInfo | undefined;
+    try {
+      st = Deno.lstatSync(at);
+    } catch (e) {
+      rethrowPermission(e);
+      st = undefined;
+    }
+    if (st === undefined) {
+      try {
+        Deno.mkdirSync(at, { mode: 0o700 });
+        Deno.chmodSync(at, 0o700);
+      } catch (e) {
+        if (errorCode(e) !== "EEXIST") throw e;
+      }
+      continue;
+    }
+    if (checked && st.isSymlink) throw new LinkedComponentError(at);
+  }
+}
+
+/** Every regular file (links excluded) below `dir`, relative, in C-locale order; none if absent. */
+export function listRegularFiles(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (abs: string, rel: string): void => {
+    let entries: Deno.DirEntry[];
+    try {
+      entries = [...Deno.readDirSync(abs)];
+    } catch (e) {
+      rethrowPermission(e);
+      return;
+    }
+    for (const entry of entries) {
+      const childRel = rel === "" ? entry.name : `${rel}/${entry.name}`;
+      if (entry.isDirectory) walk(`${abs}/${entry.name}`, childRel);
+      else if (entry.isFile) out.push(childRel);
+    }
+  };
+  walk(dir, "");
+  return sortUtf8(out);
+}

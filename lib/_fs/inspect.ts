@@ -1,0 +1,97 @@
+/**
+ * What is at a path, asked without opening it: the predicates every tool decides with. Links are
+ * followed only where a function's name says so (`…Follow`); a missing Deno grant is rethrown, any
+ * other error means "not that kind".
+ *
+ * @module
+ */
+
+import { rethrowPermission } from "./errors.ts";
+
+/** The kinds of directory entry ctxkit tells apart. */
+export type EntryKind =
+  | "absent"
+  | "file"
+  | "directory"
+  | "symlink"
+  | "fifo"
+  | "socket"
+  | "char-device"
+  | "block-device";
+
+/** `lstat` (or `stat` with `follow`), or `undefined` on any error but a missing grant. */
+export function statOrUndefined(path: string, follow = false): Deno.FileInfo | undefined {
+  try {
+    return follow ? Deno.statSync(path) : Deno.lstatSync(path);
+  } catch (e) {
+    rethrowPermission(e);
+    return undefined;
+  }
+}
+
+/** The kind of an entry's stat result. */
+export function kindOfInfo(st: Deno.FileInfo): EntryKind {
+  if (st.isSymlink) return "symlink";
+  if (st.isFile) return "file";
+  if (st.isDirectory) return "directory";
+  if (st.isFifo) return "fifo";
+  if (st.isSocket) return "socket";
+  if (st.isCharDevice) return "char-device";
+  if (st.isBlockDevice) return "block-device";
+  return "absent";
+}
+
+/**
+ * What is at `path` itself (a link is `symlink`), or with `follow` what it resolves to (a dangling
+ * link is `absent`).
+ *
+ * @example
+ * ```ts ignore
+ * import { entryKind } from "./inspect.ts";
+ * entryKind("/dev/null"); // "char-device"
+ * ```
+ */
+export function entryKind(path: string, follow = false): EntryKind {
+  const st = statOrUndefined(path, follow);
+  return st === undefined ? "absent" : kindOfInfo(st);
+}
+
+/** True when `path` itself is a symbolic link (dangling links included). */
+export function isSymlink(path: string): boolean {
+  return statOrUndefined(path)?.isSymlink ?? false;
+}
+
+/** True when `path` itself is a regular file (a link is not). */
+export function isRegularNoFollow(path: string): boolean {
+  return statOrUndefined(path)?.isFile ?? false;
+}
+
+/** True when anything, a dangling link included, exists at `path`. */
+export function existsNoFollow(path: string): boolean {
+  return statOrUndefined(path) !== undefined;
+}
+
+/** True when `path` resolves to a regular file (links followed). */
+export function isFileFollow(path: string): boolean {
+  return statOrUndefined(path, true)?.isFile ?? false;
+}
+
+/** True when `path` resolves to anything (a dangling link does not count). */
+export function existsFollow(path: string): boolean {
+  return statOrUndefined(path, true) !== undefined;
+}
+
+/** True when `path` resolves to a directory (links followed). */
+export function isDirectoryFollow(path: string): boolean {
+  return statOrUndefined(path, true)?.isDirectory ?? false;
+}
+
+/** The physical (link-free) absolute path of an existing `path`, or `undefined`. */
+export function physicalPath(path: string): string | undefined {
+  try {
+    return Deno.realPathSync(path);
+  } catch (e) {
+    rethrowPermission(e);
+    return undefined;
+  }
+}

@@ -1,0 +1,295 @@
+/**
+ * Every write ctxkit makes goes through this module: a complete write loop, an exclusive create
+ * (never through a link, never over anything), and the atomic replace (temp file in the same
+ * directory, fsync, rename), plus the sweep of temp files a killed writer left behind.
+ * Rules: `references/reliability.md#atomic-writes`.
+ *
+ * @module
+ */
+
+import { errorCode } from "./errors.ts";
+import { CHUNK_BYTES, openRegular } from "./read.ts";
+import { Sha256 } from "./sha256.ts";
+import { faultPoint } from "../faults.ts";
+
+/** What a write put on disk. */
+export interface Written {
+  /** Bytes written. */
+  size: number;
+  /** Lowercase hex SHA-256 of those bytes. */
+  sha256: string;
+}
+
+/** Content to write: text (UTF-8), bytes, or the bytes of an existing file, copied in chunks. */
+export type Content = string | Uint8Array | { readonly copyFrom: string };
+
+/** Write all of `bytes` to `file` (short writes continue where they stopped). */
+export function writeAll(file: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
+  let offset = 0;
+  while (offset < bytes.length) offset += file.writeSync(bytes.subarray(offset));
+}
+
+/** Write `content` to the open `file`, hashing as it goes. */
+function writeContent(file: Deno.FsFile, content: Content): Written {
+  const hash = new Sha256();
+  if (typeof content === "string" || content instanceof Uint8Array) {
+    const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+    writeAll(file, bytes);
+    return { size: bytes.length, sha256: hash.update(bytes).hex() };
+  }
+  const src = openRegular(content.copyFrom).file;
+  try {
+    const buf = new Uint8Array(CHUNK_BYTES);
+    let size = 0;
+    for (;;) {
+      const n = src.readSync(buf);
+      if (n === null || n === 0) break;
+      const chunk = buf.subarray(0, n);
+      writeAll(file, chunk);
+      hash.update(chunk);
+      size += n;
+    }
+    return { size, sha256: hash.hex() };
+  } finally {
+    src.close();
+  }
+}
+
+function randomHex(bytes: number): string {
+  const b = crypto.getRandomValues(new Uint8Array(bytes));
+  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
+}
+
+function removeQuietly(path: string): void {
+  try {
+    Deno.removeSync(path);
+  } catch { /* already gone */ }
+}
+
+/**
+ * Create a new file exclusively (`O_CREAT|O_EXCL`: never through a planted link, never over
+ * anything), with exactly `mode`, write `content` and fsync it. The caller syncs the directory.
+ * Throws `AlreadyExists` when anything is at `path`.
+ */
+export function createFileExclusive(path: string, content: Content, mode: number): Written {
+  const file = Deno.openSync(path, { write: true, createNew: true, mode });
+  let written: Written;
+  try {
+    Deno.chmodSync(path, mode);
+    written = writeContent(file, content);
+    file.syncSync();
+  } catch (e) {
+    file.close();
+    removeQuietly(path);
+    throw e;
+  }
+  file.close();
+  return written;
+}
+
+/** Options of {@linkcode writeFileAtomic}. */
+export interface AtomicWriteOptions {
+  /** Mode of the new file (default `0o600`: owner-only). */
+  mode?: number;
+  /** Apply `mode` exactly, not filtered by the umask (default `false`). */
+  exactMode?: boolean;
+  /**
+   * fsync the directory after the rename (default `true`). Batch writers pass `false` and call
+   * {@linkcode fsyncDirectory} once per directory when the batch is done.
+   */
+  syncDirectory?: boolean;
+  /** Temp-file name prefix (default {@linkcode tempPrefix} of the destination). */
+  tempPrefix?: string;
+  /**
+   * Called with the temp file's stat after it is written and synced, just before the rename; throw
+   * to cancel (the temp file is removed).
+   */
+  beforeRename?: (temp: Deno.FileInfo) => void;
+}
+
+/** Thrown by {@linkcode writeFileAtomic} when the destination is a link or not a regular file. */
+export class DestinationRefusedError extends Error {
+  /** The refused destination. */
+  readonly path: string;
+  /** What is there. */
+  readonly kind: "symlink" | "not-regular";
+  /** Create the error. */
+  constructor(path: string, kind: "symlink" | "not-regular") {
+    super(
+      kind === "symlink"
+        ? `refusing to replace symbolic link: ${path}`
+        : `refusing to replace a non-regular file: ${path}`,
+    );
+    this.name = "DestinationRefusedError";
+    this.path = path;
+    this.kind = kind;
+  }
+}
+
+/** The name prefix of the temp files written for `path`; the sweep matches it. */
+export function tempPrefix(path: string): string {
+  return `.${path.slice(path.lastIndexOf("/") + 1)}.ctxkit-tmp-`;
+}
+
+function refuseDestination(path: string): void {
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.lstatSync(path);
+  } catch (e) {
+    if (errorCode(e) === "ENOENT") return;
+    throw e;
+  }
+  if (st.isSymlink) throw new DestinationRefusedError(path, "symlink");
+  if (!st.isFile) throw new DestinationRefusedError(path, "not-regular");
+}
+
+function dirOf(path: string): string {
+  const i = path.lastIndexOf("/");
+  return i < 0 ? "." : i === 0 ? "/" : path.slice(0, i);
+}
+
+/**
+ * Replace `path` with `content` atomically: a reader or a crash sees the old bytes or the new
+ * ones, never a torn file, and a hard-linked destination is replaced, not written through. A link
+ * or a non-regular file at `path` is refused ({@linkcode DestinationRefusedError}), checked before
+ * and again right before the rename.
+ *
+ * @example
+ * ```ts ignore
+ * import { writeFileAtomic } from "./write.ts";
+ * writeFileAtomic("/tmp/state.json", '{"ok":true}\n', { mode: 0o600 });
+ * ```
+ */
+export function writeFileAtomic(
+  path: string,
+  content: Content,
+  options: AtomicWriteOptions = {},
+): Written {
+  const { mode = 0o600, exactMode = false, syncDirectory = true } = options;
+  refuseDestination(path);
+  const dir = dirOf(path);
+  const temp = `${dir}/${options.tempPrefix ?? tempPrefix(path)}${Deno.pid}-${randomHex(6)}`;
+  const file = Deno.openSync(temp, { write: true, createNew: true, mode });
+  let written: Written;
+  try {
+    if (exactMode) Deno.chmodSync(temp, mode);
+    written = writeContent(file, content);
+    file.syncSync();
+    options.beforeRename?.(file.statSync());
+  } catch (e) {
+    file.close();
+    removeQuietly(temp);
+    throw e;
+  }
+  file.close();
+  try {
+    refuseDestination(path);
+    faultPoint("atomic.before-rename");
+    Deno.renameSync(temp, path);
+  } catch (e) {
+    removeQuietly(temp);
+    throw e;
+  }
+  faultPoint("atomic.after-rename");
+  if (syncDirectory) fsyncDirectory(dir);
+  if (!swept.has(dir)) {
+    swept.add(dir);
+    sweepTemps(dir);
+  }
+  return written;
+}
+
+/** Directories already swept by this process: leftovers predate it, so once each is enough. */
+const swept = new Set<string>();
+
+/** fsync a directory so a rename in it survives a crash; ignored where the OS refuses. */
+export function fsyncDirectory(dir: string): void {
+  try {
+    const file = Deno.openSync(dir, { read: true });
+    try {
+      file.syncSync();
+    } finally {
+      file.close();
+    }
+  } catch { /* not supported here: the rename is still atomic */ }
+}
+
+/** A leftover temp file this old is stale whoever wrote it. */
+export const STALE_TEMP_MS = 60_000;
+
+/** Options of {@linkcode sweepTemps}. */
+export interface SweepOptions {
+  /**
+   * The temp names to sweep: `<prefix><pid>-<hex>`. Default: any destination's
+   * {@linkcode tempPrefix}.
+   */
+  prefix?: string;
+  /** Also remove temps whose writer pid is known to be gone (default `true`). */
+  deadWriters?: boolean;
+  /** The clock (epoch-ms). */
+  now?: number;
+}
+
+/**
+ * True only when process `pid` is known not to exist: Linux's `/proc` answers without any grant
+ * beyond `--allow-read`; elsewhere nothing is known.
+ */
+function processGone(pid: number): boolean {
+  try {
+    Deno.statSync("/proc/self");
+  } catch {
+    return false;
+  }
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return false;
+  } catch (e) {
+    return errorCode(e) === "ENOENT";
+  }
+}
+
+const ANY_PREFIX = /^\..*\.ctxkit-tmp-([0-9]+)-[0-9a-f]+$/s;
+
+/**
+ * Delete the temp files in `dir` left by writers killed between the temp write and the rename, so
+ * a crash never leaves ctxkit litter next to a user's file for good: those older than
+ * {@linkcode STALE_TEMP_MS}, and (with `deadWriters`) those whose writer pid is gone. Only regular
+ * files named like ctxkit's temps are touched, never links, never this process's own; returns how
+ * many were removed.
+ */
+export function sweepTemps(dir: string, options: SweepOptions = {}): number {
+  const { deadWriters = true, now = Date.now() } = options;
+  const prefix = options.prefix;
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(dir)];
+  } catch {
+    return 0;
+  }
+  let count = 0;
+  for (const entry of entries) {
+    const name = entry.name;
+    let pid: number;
+    if (prefix === undefined) {
+      const m = ANY_PREFIX.exec(name);
+      if (m === null) continue;
+      pid = Number(m[1]);
+    } else {
+      if (!name.startsWith(prefix)) continue;
+      const m = /^([0-9]+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
+      if (m === null) continue;
+      pid = Number(m[1]);
+    }
+    if (pid === Deno.pid) continue;
+    const path = `${dir}/${name}`;
+    try {
+      const st = Deno.lstatSync(path);
+      if (!st.isFile) continue;
+      const age = now - (st.mtime?.getTime() ?? now);
+      if (age <= STALE_TEMP_MS && !(deadWriters && processGone(pid))) continue;
+      Deno.removeSync(path);
+      count++;
+    } catch { /* raced with another sweeper, or not ours to remove */ }
+  }
+  return count;
+}

@@ -1,0 +1,113 @@
+/**
+ * Printable text: the one escaping rule for every name ctxkit prints, and the {@linkcode Text}
+ * template that applies it to every interpolated value of an output line or error message.
+ *
+ * A file name is data an attacker may choose. Printed raw, a name like `x<newline>GATE: PASS` would
+ * forge a contract line, and an ESC sequence would reach the terminal. {@linkcode printable} escapes
+ * such names git's `core.quotePath` way, so a printed line is always one line and an escaped name
+ * maps back to exactly one name. Rule: `references/output.md#printed-names`.
+ *
+ * @module
+ */
+
+// C0 controls, `"`, `\`, DEL and the C1 controls: any of them switches on quoting.
+// deno-lint-ignore no-control-regex
+const NEEDS_QUOTING = /[\x00-\x1f"\\\x7f-\x9f]/;
+// deno-lint-ignore no-control-regex
+const ESCAPED = /[\x00-\x1f"\\\x7f-\x9f]/g;
+const SHORT: Readonly<Record<string, string>> = {
+  "\x07": "\\a",
+  "\b": "\\b",
+  "\t": "\\t",
+  "\n": "\\n",
+  "\v": "\\v",
+  "\f": "\\f",
+  "\r": "\\r",
+  '"': '\\"',
+  "\\": "\\\\",
+};
+
+/**
+ * `value` as it may appear on an output line: unchanged when it holds no control character (C0,
+ * DEL, C1), no `"` and no `\`; otherwise wrapped in double quotes with those characters escaped
+ * (`\n`, `\t`, `\x1b`, `\"`, `\\`).
+ *
+ * @example
+ * ```ts
+ * import { printable } from "./text.ts";
+ * printable("CLAUDE.md"); // "CLAUDE.md"
+ * printable("x\nGATE: PASS"); // '"x\\nGATE: PASS"'
+ * printable("a\\b"); // '"a\\\\b"'
+ * ```
+ */
+export function printable(value: string): string {
+  if (!NEEDS_QUOTING.test(value)) return value;
+  const body = value.replace(
+    ESCAPED,
+    (c) => SHORT[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
+  );
+  return `"${body}"`;
+}
+
+/** A value printed verbatim inside a {@linkcode Text}: for text that is already safe (git's quoted output). */
+export interface Verbatim {
+  /** The text, printed as is. */
+  readonly verbatim: string;
+}
+
+/** What may be interpolated into a {@linkcode Text}. */
+export type TextValue = string | number | Verbatim;
+
+/**
+ * A line (or message) whose literal parts are ctxkit's own and whose interpolated values are data.
+ * Printing it quotes every value with {@linkcode printable}; {@linkcode plain} gives the raw text
+ * for library callers.
+ */
+export interface Text {
+  /** The literal parts, one more than `values`. */
+  readonly strings: readonly string[];
+  /** The interpolated values. */
+  readonly values: readonly TextValue[];
+}
+
+/**
+ * Build a {@linkcode Text}: `text\`RESTORED: ${rel}\``.
+ *
+ * @example
+ * ```ts
+ * import { printed, text } from "./text.ts";
+ * printed(text`RESTORED: ${"a\nb.md"}`); // 'RESTORED: "a\\nb.md"'
+ * ```
+ */
+export function text(strings: TemplateStringsArray, ...values: TextValue[]): Text {
+  return { strings: [...strings], values };
+}
+
+/** Mark already-safe text (e.g. git's own quoted porcelain output) to be printed verbatim. */
+export function verbatim(value: string): Verbatim {
+  return { verbatim: value };
+}
+
+function render(t: Text, quote: (value: string) => string): string {
+  let out = t.strings[0];
+  for (let i = 0; i < t.values.length; i++) {
+    const v = t.values[i];
+    out += typeof v === "string"
+      ? quote(v)
+      : typeof v === "number"
+      ? String(v)
+      : v.verbatim;
+    out += t.strings[i + 1];
+  }
+  return out;
+}
+
+/** The text as printed: every string value through {@linkcode printable}. */
+export function printed(t: Text): string {
+  return render(t, printable);
+}
+
+/** The raw text (values unquoted), for messages of errors thrown to library callers. */
+export function plain(t: Text): string {
+  return render(t, (v) => v);
+}
