@@ -1,19 +1,15 @@
 /**
- * Discovery (§3): the steps run for each scanned root, in order, producing candidate rows (before
- * tier filter and dedup), discovery issues and root-walk warnings.
+ * Discovery (`references/context-scan.md#discovery`): the steps run for each scanned root, in
+ * order, producing candidate rows (before tier filter and dedup), discovery issues and root-walk
+ * warnings.
  *
  * @module
  */
 
+import { isAbsent, osReason } from "../_fs/errors.ts";
+import { isSymlink } from "../_fs/inspect.ts";
 import { compareUtf8 } from "../sort.ts";
-import {
-  isAbsent,
-  lstatOrUndefined,
-  osReason,
-  readFileMeasure,
-  statOrError,
-  type Stats,
-} from "./fsutil.ts";
+import { measureFile, readFileBytes, statFollow } from "./files.ts";
 import { descriptionBytes, hookEstimate, isPathScopedRule } from "./measure.ts";
 import type { Loading, RootLabel, RowKind, ScanIssue, Tier } from "./schema.ts";
 import { listDirectory, problemLine, walk, type WalkProblem, type WalkVisitor } from "./walk.ts";
@@ -36,14 +32,29 @@ export interface CandidateRow {
   loading: Loading;
 }
 
+/**
+ * A directory the broad root walk could not list or examine: skipped with a warning, never an issue
+ * (`references/context-scan.md#exit-codes-and-stderr`).
+ */
+export interface ScanWarning {
+  /** Always `unreadable-directory`. */
+  kind: "unreadable-directory";
+  /** Label of the root whose walk met the directory. */
+  root: RootLabel;
+  /** Logical path of the directory. */
+  path: string;
+  /** The OS reason (`Permission denied`). */
+  reason: string;
+}
+
 /** Accumulates everything discovery finds, in occurrence order. */
 export class Discovery {
   /** Candidate rows in step order. */
   readonly rows: CandidateRow[] = [];
   /** Issues in occurrence order. */
   readonly issues: ScanIssue[] = [];
-  /** stderr warnings (unreadable directories met by a root walk). */
-  readonly warnings: string[] = [];
+  /** Unreadable directories met by a root walk, sorted by path within each root. */
+  readonly warnings: ScanWarning[] = [];
   /** Directory listings read so far this run (see `WalkOptions.listings`). */
   readonly listings: Map<string, Deno.DirEntry[]> = new Map();
 
@@ -58,6 +69,19 @@ export class Discovery {
     const lines = problems.map(problemLine).sort(compareUtf8);
     if (lines.length > 0) this.issue(root, start, lines.join("\n"));
   }
+
+  /** The bytes of `path`, or `undefined` after recording an issue when it cannot be read. */
+  read(root: RootLabel, path: string): Uint8Array | undefined {
+    const read = readFileBytes(path);
+    if (read.ok) return read.bytes;
+    this.issue(root, path, `'${path}': ${read.reason}`);
+    return undefined;
+  }
+
+  /** Record an issue for a stat failure other than "nothing is there". */
+  statIssue(root: RootLabel, path: string, error: unknown): void {
+    if (!isAbsent(error)) this.issue(root, path, `'${path}': ${osReason(error)}`);
+  }
 }
 
 const INSTRUCTION_LINK_DETAIL = "Instruction directory link does not resolve to a directory";
@@ -68,25 +92,23 @@ const anyMarkdown: WalkVisitor<null> = {
 };
 
 /** A directory to walk: its stat, or `undefined` when there is nothing to walk. */
-function directoryStat(out: Discovery, label: RootLabel, path: string): Stats | undefined {
-  const st = statOrError(path);
+function directoryStat(out: Discovery, label: RootLabel, path: string): Deno.FileInfo | undefined {
+  const st = statFollow(path);
   if (!("error" in st)) return st.isDirectory ? st : undefined;
-  if (!isAbsent(st.error)) out.issue(label, path, `'${path}': ${osReason(st.error)}`);
+  out.statIssue(label, path, st.error);
   return undefined;
 }
 
 /**
- * §3.2: the `*.md` files of an instruction root (`rules`, `.claude/rules`, `references`) — followed,
- * pruned walk — or an issue when it is a link that does not resolve to a directory.
+ * The `*.md` files of an instruction root (`rules`, `.claude/rules`, `references`) — a followed,
+ * pruned walk — or an issue when it is a link that does not resolve to a directory
+ * (`references/context-scan.md#walks`).
  */
 export function instructionFiles(out: Discovery, label: RootLabel, root: string): string[] {
-  const st = statOrError(root);
+  const st = statFollow(root);
   if ("error" in st || !st.isDirectory) {
-    if (lstatOrUndefined(root)?.isSymlink) {
-      out.issue(label, root, INSTRUCTION_LINK_DETAIL);
-    } else if ("error" in st && !isAbsent(st.error)) {
-      out.issue(label, root, `'${root}': ${osReason(st.error)}`);
-    }
+    if (isSymlink(root)) out.issue(label, root, INSTRUCTION_LINK_DETAIL);
+    else if ("error" in st) out.statIssue(label, root, st.error);
     return [];
   }
   const result = walk(
@@ -132,7 +154,7 @@ function addFileRow(
   tier: Tier,
   loading: Loading,
 ): void {
-  const read = readFileMeasure(path, false);
+  const read = measureFile(path);
   if (!read.ok) return out.issue(label, path, `'${path}': ${read.reason}`);
   out.rows.push({
     path,
@@ -145,17 +167,18 @@ function addFileRow(
   });
 }
 
-/** probe(p): a row when `p` is a regular file after following links. */
+/** A probe: a row when `path` is a regular file after following links, else nothing or an issue. */
 function probe(out: Discovery, label: RootLabel, path: string, loading: Loading): void {
-  const st = statOrError(path);
-  if ("error" in st) {
-    if (!isAbsent(st.error)) out.issue(label, path, `'${path}': ${osReason(st.error)}`);
-    return;
-  }
-  if (st.isFile) addFileRow(out, label, path, "always-on", loading);
+  const st = statFollow(path);
+  if ("error" in st) out.statIssue(label, path, st.error);
+  else if (st.isFile) addFileRow(out, label, path, "always-on", loading);
 }
 
-/** Which interesting components lie between the root and a directory (relative to the root, D6). */
+/**
+ * Which interesting components lie between the root and a directory: relative to the root, so
+ * where the root lives does not matter (D6 in
+ * `references/context-scan.md#differences-from-the-original`).
+ */
 interface RootContext {
   hooks: boolean;
   agents: boolean;
@@ -169,7 +192,12 @@ interface RootWalkClasses {
   skills: string[];
 }
 
-function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): RootWalkClasses {
+function rootWalk(
+  out: Discovery,
+  label: RootLabel,
+  root: string,
+  st: Deno.FileInfo,
+): RootWalkClasses {
   const classes: RootWalkClasses = { hooks: [], agents: [], skills: [] };
   const visitor: WalkVisitor<RootContext> = {
     child: (parent, name) => ({
@@ -208,14 +236,21 @@ function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): Ro
     },
   );
   const issues: WalkProblem[] = [];
-  const unreadable: string[] = [];
+  const unreadable: ScanWarning[] = [];
   for (const problem of result.problems) {
-    if (problem.kind === "unreadable") unreadable.push(problem.path);
-    else issues.push(problem);
+    if (problem.kind === "unreadable") {
+      unreadable.push({
+        kind: "unreadable-directory",
+        root: label,
+        path: problem.path,
+        reason: problem.reason,
+      });
+    } else {
+      issues.push(problem);
+    }
   }
-  for (const path of unreadable.sort(compareUtf8)) {
-    out.warnings.push(`⚠️ skipped unreadable directory: ${path}`);
-  }
+  // Listings come in OS order; sorting keeps the warnings reproducible.
+  out.warnings.push(...unreadable.sort((a, b) => compareUtf8(a.path, b.path)));
   // Lossy would-be rows were pushed to a class before the walk rejected them: keep only accepted.
   const accepted = new Set(result.files);
   for (const key of ["hooks", "agents", "skills"] as const) {
@@ -225,9 +260,12 @@ function rootWalk(out: Discovery, label: RootLabel, root: string, st: Stats): Ro
   return classes;
 }
 
-/** Run every discovery step (§3.3) for the root `root` labelled `label`. */
+/**
+ * Run every discovery step for the root `root` labelled `label`
+ * (`references/context-scan.md#steps-in-output-order`).
+ */
 export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
-  const rootStat = statOrError(root);
+  const rootStat = statFollow(root);
   if ("error" in rootStat || !rootStat.isDirectory) return;
 
   // 1–2: probes.
@@ -242,18 +280,15 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
     ...instructionFiles(out, label, `${root}/.claude/rules`),
   ].sort(compareUtf8);
   for (const path of rules) {
-    const read = readFileMeasure(path, true);
-    if (!read.ok) {
-      out.issue(label, path, `'${path}': ${read.reason}`);
-      continue;
-    }
-    const loading = isPathScopedRule(read.content!) ? "path-scoped-rule" : "unscoped-rule";
+    const bytes = out.read(label, path);
+    if (bytes === undefined) continue;
+    const loading = isPathScopedRule(bytes) ? "path-scoped-rule" : "unscoped-rule";
     out.rows.push({
       path,
       root: label,
       tier: "always-on",
       kind: "file",
-      bytes: read.size,
+      bytes: bytes.length,
       estimated: false,
       loading,
     });
@@ -276,12 +311,9 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
   const classes = rootWalk(out, label, root, rootStat);
 
   for (const path of classes.hooks) {
-    const read = readFileMeasure(path, true);
-    if (!read.ok) {
-      out.issue(label, path, `'${path}': ${read.reason}`);
-      continue;
-    }
-    const estimate = hookEstimate(read.content!);
+    const bytes = out.read(label, path);
+    if (bytes === undefined) continue;
+    const estimate = hookEstimate(bytes);
     if (estimate <= 1) continue;
     out.rows.push({
       path,
@@ -295,17 +327,14 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
   }
 
   for (const path of classes.agents) {
-    const read = readFileMeasure(path, true);
-    if (!read.ok) {
-      out.issue(label, path, `'${path}': ${read.reason}`);
-      continue;
-    }
+    const bytes = out.read(label, path);
+    if (bytes === undefined) continue;
     out.rows.push({
       path,
       root: label,
       tier: "per-spawn",
       kind: "file",
-      bytes: read.size,
+      bytes: bytes.length,
       estimated: false,
       loading: "selected-agent",
     });
@@ -314,7 +343,7 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
       root: label,
       tier: "always-on",
       kind: "field:description",
-      bytes: descriptionBytes(read.content!),
+      bytes: descriptionBytes(bytes),
       estimated: false,
       loading: "runtime-dependent",
     });

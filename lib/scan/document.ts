@@ -1,5 +1,6 @@
 /**
- * Row admission (§5) and the output document (§6): tier filter, zero-byte drop, dedup, totals, and
+ * Row admission (`references/context-scan.md#admission-and-totals`) and the output document
+ * (`references/context-scan.md#output-document`): tier filter, zero-byte drop, dedup, totals, and
  * the byte-exact renderer. Key order lives here and only here.
  *
  * @module
@@ -67,7 +68,7 @@ export function computeTotals(rows: readonly ScanRow[]): ScanTotals {
   return totals;
 }
 
-/** Assemble the document from its parts. */
+/** Assemble the document from its parts (totals are computed from `rows`). */
 export function buildDocument(
   project: string,
   global: string | null,
@@ -128,6 +129,12 @@ function arrayLines(name: string, items: string[]): string[] {
 /**
  * Render the document exactly as context-scan prints it (2-space layout, one compact line per row
  * and issue, ending `}\n`).
+ *
+ * @example
+ * ```ts ignore
+ * import { renderScanDocument, scanContext } from "./mod.ts";
+ * const text = renderScanDocument(scanContext({ root: "." }).document); // byte-exact CLI stdout
+ * ```
  */
 export function renderScanDocument(doc: ScanDocument): string {
   const lines = [

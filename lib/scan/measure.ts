@@ -1,6 +1,6 @@
 /**
  * Pure measurements on file *bytes* (never decoded text): rule scoping, an agent's `description:`
- * size and a hook file's payload estimate.
+ * size and a hook file's payload estimate (`references/context-scan.md#measurement`).
  *
  * A line is the bytes before a `\n`, plus a final unterminated run; a trailing `\n` adds no empty
  * line; `\r` is an ordinary byte. Whitespace is space, TAB, VT, FF and CR.
@@ -15,7 +15,7 @@ export function isWhitespaceByte(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0b || b === 0x0c || b === 0x0d;
 }
 
-/** `[start, end)` byte ranges of each line of `bytes`, as the spec counts lines. */
+/** `[start, end)` byte ranges of each line of `bytes`, counted as the module doc says. */
 export function* lineRanges(bytes: Uint8Array): Generator<[number, number]> {
   let start = 0;
   while (start < bytes.length) {
@@ -45,8 +45,9 @@ function isFence(bytes: Uint8Array, start: number, end: number): boolean {
 }
 
 /**
- * §4.2: a rule is path-scoped iff line 1 is a fence and a line starting in column 0 with `paths:`
- * occurs before the next fence (or EOF when the fence is never closed).
+ * A rule is path-scoped iff line 1 is a fence and a line starting in column 0 with `paths:` occurs
+ * before the next fence, or EOF when the fence is never closed
+ * (`references/context-scan.md#rule-scoping`).
  *
  * @example
  * ```ts
@@ -73,8 +74,8 @@ export function isPathScopedRule(bytes: Uint8Array): boolean {
 const DESCRIPTION = "description:";
 
 /**
- * §4.3: bytes of the first `description:` value (inline or block), counting `len(line)+1` per
- * counted line; 0 when none is found.
+ * Bytes of the first `description:` value (inline or block), counting `len(line)+1` per counted
+ * line; 0 when none is found (`references/context-scan.md#agent-description`).
  *
  * @example
  * ```ts
@@ -135,8 +136,9 @@ function hookValueStart(bytes: Uint8Array, start: number, end: number): number {
 }
 
 /**
- * §4.4: the hook payload estimate — per matching constant line, the value after the first `= `
- * (one trailing `;` dropped) plus 1. A row is due only when the sum is > 1.
+ * The hook payload estimate (`references/context-scan.md#hook-estimate`): per matching constant
+ * line, the value after the first `= ` (one trailing `;` dropped) plus 1. A row is due only when
+ * the sum is > 1.
  *
  * @example
  * ```ts

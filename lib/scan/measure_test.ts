@@ -22,7 +22,7 @@ Deno.test("tokensOf floors bytes/4", () => {
   assert.deepEqual([0, 3, 4, 18, 99].map(tokensOf), [0, 0, 1, 4, 24]);
 });
 
-Deno.test("isPathScopedRule: §4.2 cases", () => {
+Deno.test("isPathScopedRule: rule-scoping cases", () => {
   const cases: [string, boolean][] = [
     ["---\npaths: x\n---\n", true],
     ["---\npaths:\n---\n", true],
@@ -44,7 +44,7 @@ Deno.test("isPathScopedRule: §4.2 cases", () => {
   }
 });
 
-Deno.test("descriptionBytes: §4.3 table and edge cases", () => {
+Deno.test("descriptionBytes: inline, block and edge cases", () => {
   const cases: [string, number][] = [
     ['---\ndescription: "Small helper"\n---\n', 15],
     ["---\ndescription: |\n  Reviews diffs.\n  Flags risk.\n\nmodel: opus\n---\n", 32],
@@ -65,7 +65,7 @@ Deno.test("descriptionBytes: §4.3 table and edge cases", () => {
   }
 });
 
-Deno.test("hookEstimate: §4.4 example and non-matching lines", () => {
+Deno.test("hookEstimate: the reference example and non-matching lines", () => {
   const cases: [string, number][] = [
     ['export const REMINDER_TEXT = "Run tests";\nconst X = 1;\nconst MAX_TRIES = 3;\n', 14],
     ["const MAX = 3;\n", 2],

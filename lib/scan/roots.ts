@@ -1,24 +1,28 @@
 /**
- * Root resolution for context-scan (§2): the project root `R` (logical path) and the per-project
- * memory slugs. The global root is {@linkcode globalRoot} from `lib/paths.ts`.
+ * Root resolution for context-scan (`references/context-scan.md#roots`): the project root `R`
+ * (a logical path) and the per-project memory slugs. The global root is `globalRoot` from
+ * `lib/paths.ts`.
  *
  * @module
  */
 
-import { die } from "../exit.ts";
+import { UsageError } from "../errors.ts";
 import { gitToplevel } from "../git.ts";
-import { envValue, isDirectory, logicalCwd, normalizeLexical, physicalPath } from "../paths.ts";
+import { envValue, logicalCwd, normalizeLexical } from "../paths.ts";
+import { text } from "../text.ts";
+import { isDirectoryFollow, physicalPath } from "../_fs/inspect.ts";
 
 /** Normalise an existing directory candidate logically; fall back to its physical path. */
 export function logicalDirectory(candidate: string, cwd: string): string {
   const lexical = normalizeLexical(candidate, cwd);
-  if (isDirectory(lexical)) return lexical;
+  if (isDirectoryFollow(lexical)) return lexical;
   return physicalPath(candidate) ?? lexical;
 }
 
 /**
- * The project root: `--root` (must be a directory, else `❌ not a directory: <value>`), else a
- * usable `CLAUDE_PROJECT_DIR`, else the git toplevel of the cwd, else the logical cwd.
+ * The project root: `--root` (must be a directory, else a {@linkcode UsageError}
+ * `not a directory: <value as given>`), else a usable `CLAUDE_PROJECT_DIR`, else the git toplevel
+ * of the cwd, else the logical cwd.
  *
  * @example
  * ```ts ignore
@@ -28,19 +32,22 @@ export function logicalDirectory(candidate: string, cwd: string): string {
 export function resolveProjectRoot(rootArg: string | undefined): string {
   const cwd = logicalCwd();
   if (rootArg !== undefined) {
-    if (!isDirectory(rootArg)) die(`❌ not a directory: ${rootArg}`);
+    if (!isDirectoryFollow(rootArg)) throw new UsageError(text`not a directory: ${rootArg}`);
     return logicalDirectory(rootArg, cwd);
   }
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
-  if (projectDir !== undefined && isDirectory(projectDir)) return logicalDirectory(projectDir, cwd);
+  if (projectDir !== undefined && isDirectoryFollow(projectDir)) {
+    return logicalDirectory(projectDir, cwd);
+  }
   const top = gitToplevel(Deno.cwd());
-  if (top !== undefined && isDirectory(top)) return logicalDirectory(top, cwd);
+  if (top !== undefined && isDirectoryFollow(top)) return logicalDirectory(top, cwd);
   return cwd;
 }
 
 /**
  * The per-project memory slugs of `root`: the original `/`→`-` slug, then (when different) Claude
- * Code's slug where every UTF-16 code unit other than an ASCII letter or digit becomes `-` (D7).
+ * Code's slug where every UTF-16 code unit other than an ASCII letter or digit becomes `-`
+ * (`references/context-scan.md#per-project-memory`).
  *
  * @example
  * ```ts

@@ -1,19 +1,24 @@
 /**
- * The scan as a library call: resolve the roots, run discovery in §3.4 order, admit rows and build
- * the document.
+ * The scan as a library call: resolve the roots, run discovery in output order, admit rows and
+ * build the document. Nothing here prints or picks an exit code; that is `cli.ts`'s job.
  *
  * @module
  */
 
 import { globalRoot } from "../paths.ts";
-import { addMemoryRows, Discovery, memoryFiles, scanRoot } from "./discovery.ts";
+import { addMemoryRows, Discovery, memoryFiles, scanRoot, type ScanWarning } from "./discovery.ts";
 import { admitRows, buildDocument } from "./document.ts";
 import { memorySlugs, resolveProjectRoot } from "./roots.ts";
 import type { ScanDocument, TierFilter } from "./schema.ts";
 
+export type { ScanWarning } from "./discovery.ts";
+
 /** What to scan. */
 export interface ScanOptions {
-  /** Project root as given on the command line (`--root`); default: §2.1 resolution. */
+  /**
+   * Project root as given on the command line (`--root`), relative to the logical cwd; default:
+   * `CLAUDE_PROJECT_DIR`, the git toplevel, or the cwd (`references/context-scan.md#roots`).
+   */
   root?: string;
   /** Also scan the global root (`--global`). */
   global?: boolean;
@@ -25,35 +30,55 @@ export interface ScanOptions {
 export interface ScanResult {
   /** The output document. */
   document: ScanDocument;
-  /** 0 when `scan_issues` is empty, else 2. */
-  exitCode: 0 | 2;
-  /** stderr warnings, one line each (`⚠️ skipped unreadable directory: <path>`). */
-  warnings: string[];
+  /** True when `document.scan_issues` is empty: the inventory is complete. */
+  complete: boolean;
+  /** Directories the broad root walk skipped (they never make the inventory incomplete). */
+  warnings: ScanWarning[];
+}
+
+/** The two roots of a scan, already resolved. */
+export interface ScanRoots {
+  /** The project root `R` (logical, absolute). */
+  project: string;
+  /** The global root `G`: scanned only with `global`, but always the base of per-project memory. */
+  global: string;
 }
 
 /**
- * Scan the project (and optionally global) context inventory. Throws `CtxkitError` (exit 2) for a
- * `root` that is not a directory or when neither `CLAUDE_CONFIG_DIR` nor `HOME` is set.
+ * Scan the project (and optionally global) context inventory. Throws `UsageError` for a `root`
+ * that is not a directory, and `EnvironmentError` when neither `CLAUDE_CONFIG_DIR` nor `HOME` is
+ * set.
  *
  * @example
  * ```ts ignore
- * const { document, exitCode } = scanContext({ root: ".", global: true });
- * console.log(document.totals.grand.tokens, exitCode);
+ * import { scanContext } from "./mod.ts";
+ * const { document, complete } = scanContext({ root: ".", global: true });
+ * if (!complete) throw new Error(`incomplete inventory: ${document.scan_issues.length} issues`);
+ * console.log(document.totals.grand.tokens);
  * ```
  */
 export function scanContext(options: ScanOptions = {}): ScanResult {
-  const tier = options.tier ?? "all";
   const project = resolveProjectRoot(options.root);
-  const global = globalRoot();
+  return scanRoots({ project, global: globalRoot() }, options);
+}
+
+/**
+ * {@linkcode scanContext} for roots already resolved (`options.root` is ignored): no environment
+ * is read.
+ */
+export function scanRoots(roots: ScanRoots, options: ScanOptions = {}): ScanResult {
+  const tier = options.tier ?? "all";
   const out = new Discovery();
 
-  scanRoot(out, "project", project);
-  for (const slug of memorySlugs(project)) {
-    addMemoryRows(out, "project", memoryFiles(out, "project", `${global}/projects/${slug}/memory`));
+  scanRoot(out, "project", roots.project);
+  for (const slug of memorySlugs(roots.project)) {
+    const memory = `${roots.global}/projects/${slug}/memory`;
+    addMemoryRows(out, "project", memoryFiles(out, "project", memory));
   }
-  if (options.global) scanRoot(out, "global", global);
+  if (options.global) scanRoot(out, "global", roots.global);
 
   const rows = admitRows(out.rows, tier);
-  const document = buildDocument(project, options.global ? global : null, tier, rows, out.issues);
-  return { document, exitCode: out.issues.length === 0 ? 0 : 2, warnings: out.warnings };
+  const global = options.global ? roots.global : null;
+  const document = buildDocument(roots.project, global, tier, rows, out.issues);
+  return { document, complete: out.issues.length === 0, warnings: out.warnings };
 }

@@ -1,6 +1,7 @@
 /**
- * The scanner's walk primitives (§3.1): physical and followed recursive walks, the one-level `list`,
- * the prune list and the cycle guard. Paths are logical: start + `/` + the entry names descended.
+ * The scanner's walk primitives (`references/context-scan.md#walks`): physical and followed
+ * recursive walks, the one-level listing, the prune list and the cycle guard. Paths are logical:
+ * start + `/` + the entry names descended.
  *
  * A walk never throws for an I/O error; it reports problems in occurrence order and lets its caller
  * decide what they become (issues, or stderr warnings for the broad root walk).
@@ -8,7 +9,10 @@
  * @module
  */
 
-import { isLossyPath, osReason, rethrowPermission, type Stats } from "./fsutil.ts";
+import { osReason, rethrowPermission } from "../_fs/errors.ts";
+import { isLossyPath } from "./files.ts";
+
+type Stats = Deno.FileInfo;
 
 /** Directory names no root, instruction or reference walk enters (memory walks ignore the list). */
 export const PRUNE_NAMES: ReadonlySet<string> = new Set([
@@ -35,7 +39,10 @@ export type WalkProblem =
   | { kind: "loop"; path: string; ancestor: string }
   | { kind: "lossy"; path: string };
 
-/** The one-line description of a problem (the non-contractual §7 wording). */
+/**
+ * The one-line description of a problem (`references/context-scan.md#problem-lines`; the wording is
+ * not a contract).
+ */
 export function problemLine(problem: WalkProblem): string {
   switch (problem.kind) {
     case "unreadable":
@@ -200,7 +207,7 @@ export interface ListResult {
   problems: WalkProblem[];
 }
 
-/** list(d): the direct, non-hidden entries of `dir` that are regular files after following links. */
+/** The direct, non-hidden entries of `dir` that are regular files after following links. */
 export function listDirectory(dir: string): ListResult {
   const files: string[] = [];
   const problems: WalkProblem[] = [];

@@ -3,6 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 
 import { listDirectory, problemLine, PRUNE_NAMES, walk, type WalkVisitor } from "./walk.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
+import { writeRawName } from "../../tests/context_scan_fixtures.ts";
 
 const statSync = Deno.statSync;
 const md: WalkVisitor<null> = { child: () => null, file: (_p, name) => name.endsWith(".md") };
@@ -62,4 +63,42 @@ Deno.test("listDirectory: one level, no dot-names, links to regular files counte
   const listed = listDirectory(`${root}/a`);
   assert.deepEqual(listed.files, [`${root}/a/file.md`]);
   assert.deepEqual(listDirectory(`${root}/missing`).problems.map((p) => p.kind), ["unreadable"]);
+});
+
+Deno.test("walk: listings are shared through `listings`, and `store` bounds what is kept", () => {
+  const root = tree();
+  const listings = new Map<string, Deno.DirEntry[]>();
+  const store = (dir: string) => dir.endsWith("/other");
+  walk(root, statSync(root), { follow: false, prune: true, listings, store }, md, null);
+  assert.deepEqual([...listings.keys()], [`${root}/other`]);
+  // a later walk reads the stored listing, not the directory: a file removed since is still listed
+  Deno.removeSync(`${root}/other/z.md`);
+  const again = walk(
+    `${root}/other`,
+    statSync(`${root}/other`),
+    {
+      follow: false,
+      prune: true,
+      listings,
+    },
+    md,
+    null,
+  );
+  assert.deepEqual(again.files, [`${root}/other/z.md`]);
+});
+
+Deno.test("walk and listDirectory: a would-be row whose name is not valid UTF-8 is a problem, not a row", () => {
+  const root = makeTempDir("ctxkit-walk-");
+  writeRawName(root, "bad\\377.md", "x");
+  writeRawName(root, "bad\\377.txt", "x");
+  Deno.writeTextFileSync(`${root}/ok.md`, "ok");
+  const result = walk(root, statSync(root), { follow: false, prune: false }, md, null);
+  assert.deepEqual(result.files, [`${root}/ok.md`]);
+  // only the wanted `.md` name is a problem; the `.txt` is never a row
+  assert.deepEqual(result.problems.map(problemLine), [
+    `'${root}/bad\uFFFD.md': name is not valid UTF-8`,
+  ]);
+  const listed = listDirectory(root);
+  assert.deepEqual(listed.files, [`${root}/ok.md`]);
+  assert.deepEqual(listed.problems.map((p) => p.kind), ["lossy", "lossy"]);
 });
