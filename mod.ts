@@ -44,7 +44,7 @@
  * @module
  */
 
-export { CtxkitError } from "./lib/exit.ts";
+export { CtxkitError, EnvironmentError, OutputError, UsageError } from "./lib/errors.ts";
 export * from "./lib/scan/mod.ts";
 export * from "./lib/guard/mod.ts";
 export * from "./lib/prose/mod.ts";

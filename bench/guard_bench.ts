@@ -5,7 +5,7 @@
  *
  * Prints the time of each phase and the per-file cost. Two ratios show growth is linear: the
  * per-file cost against the first (100-file) run, and the cycle time against an fsync floor
- * measured in the same run right before it (N atomic 1 KB writes through `lib/atomic.ts`). The
+ * measured in the same run right before it (N atomic 1 KB writes through `lib/_fs/write.ts`). The
  * write phases are fsync-bound (every copy, draft record and restored file is synced), so on a busy
  * disk the first ratio drifts with the disk while the second stays flat; `verify` (no writes)
  * shows the CPU side alone.
@@ -19,9 +19,9 @@ import { realpathSync } from "node:fs";
 import { snapshot } from "../lib/guard/commands/snapshot.ts";
 import { verify } from "../lib/guard/commands/verify.ts";
 import { rollback } from "../lib/guard/commands/restore.ts";
-import { stageCheckpoint } from "../lib/guard/stage.ts";
+import { checkpoint } from "../lib/guard/stage/checkpoint.ts";
 import { silentReporter } from "../lib/guard/report.ts";
-import { writeFileAtomic } from "../lib/atomic.ts";
+import { writeFileAtomic } from "../lib/_fs/write.ts";
 import type { GuardRoots } from "../lib/guard/roots.ts";
 
 const SIZES = Deno.args.length > 0 ? Deno.args.map(Number) : [100, 1000, 5000];
@@ -69,20 +69,20 @@ function cycle(n: number): Phases {
   const phases: Phases = { snapshot: 0, checkpoint: 0, verify: 0, rollback: 0 };
   let runDir = "";
   phases.snapshot = time(() => {
-    runDir = snapshot({ roots, files, scriptPath: "/bench", reporter: silentReporter }).runDir;
+    runDir = snapshot({ roots, files, scriptPath: "/bench" }, silentReporter).runDir;
   });
   // The optimizer's rewrite: every token kept, a line appended.
   for (const f of files) writeFileSync(f, readFileSync(f, "utf8") + "Keep it short.\n");
   phases.checkpoint = time(() => {
-    stageCheckpoint({ projectDir: roots.project, runDir, files, reporter: silentReporter });
+    checkpoint({ projectDir: roots.project, runDir, files }, silentReporter);
   });
   phases.verify = time(() => {
-    const r = verify({ roots, runDir, files, reporter: silentReporter });
-    if (r.exitCode !== 0) throw new Error("verify failed");
+    const r = verify({ roots, runDir, files }, silentReporter);
+    if (!r.passed) throw new Error("verify failed");
   });
   phases.rollback = time(() => {
-    const r = rollback({ roots, runDirs: [runDir], reporter: silentReporter });
-    if (r.exitCode !== 0) throw new Error("rollback failed");
+    const r = rollback({ roots, runDirs: [runDir] }, silentReporter);
+    if (!r.ok) throw new Error("rollback failed");
   });
   rmSync(base, { recursive: true, force: true });
   return phases;

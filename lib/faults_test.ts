@@ -16,12 +16,16 @@ Deno.test("parseFaultSpec: name, name:N, and malformed values turn faults off", 
 });
 
 Deno.test("every documented fault point is placed in exactly one source line", () => {
-  const sources = [
-    "_fs/write.ts",
-    "guard/stage.ts",
-    "guard/commands/snapshot.ts",
-    "prose/flag_io.ts",
-  ].map((f) => Deno.readTextFileSync(new URL(f, import.meta.url)));
+  const sources: string[] = [];
+  const walk = (dir: URL): void => {
+    for (const e of Deno.readDirSync(dir)) {
+      if (e.isDirectory) walk(new URL(`${e.name}/`, dir));
+      else if (e.name.endsWith(".ts") && !e.name.endsWith("_test.ts") && e.name !== "faults.ts") {
+        sources.push(Deno.readTextFileSync(new URL(e.name, dir)));
+      }
+    }
+  };
+  walk(new URL("./", import.meta.url));
   for (const name of FAULT_POINTS) {
     const count = sources.reduce((n, s) => n + s.split(`faultPoint("${name}")`).length - 1, 0);
     assert.equal(count, 1, name);

@@ -55,8 +55,8 @@ export interface Verbatim {
   readonly verbatim: string;
 }
 
-/** What may be interpolated into a {@linkcode Text}. */
-export type TextValue = string | number | Verbatim;
+/** What may be interpolated into a {@linkcode Text}: data, a safe verbatim part, or a nested text. */
+export type TextValue = string | number | Verbatim | Text;
 
 /**
  * A line (or message) whose literal parts are ctxkit's own and whose interpolated values are data.
@@ -96,7 +96,9 @@ function render(t: Text, quote: (value: string) => string): string {
       ? quote(v)
       : typeof v === "number"
       ? String(v)
-      : v.verbatim;
+      : "verbatim" in v
+      ? v.verbatim
+      : render(v, quote);
     out += t.strings[i + 1];
   }
   return out;
@@ -110,4 +112,70 @@ export function printed(t: Text): string {
 /** The raw text (values unquoted), for messages of errors thrown to library callers. */
 export function plain(t: Text): string {
   return render(t, (v) => v);
+}
+
+/**
+ * Split a text at the newlines of its literal parts (never inside a value): one text per line.
+ *
+ * @example
+ * ```ts
+ * import { plain, splitLines, text } from "./text.ts";
+ * splitLines(text`a ${"x\ny"}\nb`).map(plain); // ["a x\ny", "b"]
+ * ```
+ */
+export function splitLines(t: Text): Text[] {
+  const lines: Text[] = [];
+  let strings: string[] = [""];
+  let values: TextValue[] = [];
+  const flat = flatten(t);
+  flat.strings.forEach((literal, i) => {
+    const parts = literal.split("\n");
+    strings[strings.length - 1] += parts[0];
+    for (const part of parts.slice(1)) {
+      lines.push({ strings, values });
+      strings = [part];
+      values = [];
+    }
+    if (i < flat.values.length) {
+      values.push(flat.values[i]);
+      strings.push("");
+    }
+  });
+  lines.push({ strings, values });
+  return lines;
+}
+
+/** The same text with nested texts inlined (values are then only strings, numbers, verbatims). */
+function flatten(t: Text): Text {
+  const strings: string[] = [t.strings[0]];
+  const values: TextValue[] = [];
+  t.values.forEach((v, i) => {
+    if (typeof v === "object" && !("verbatim" in v)) {
+      const inner = flatten(v);
+      strings[strings.length - 1] += inner.strings[0];
+      inner.values.forEach((iv, j) => {
+        values.push(iv);
+        strings.push(inner.strings[j + 1]);
+      });
+    } else {
+      values.push(v);
+      strings.push("");
+    }
+    strings[strings.length - 1] += t.strings[i + 1];
+  });
+  return { strings, values };
+}
+
+/**
+ * A text of `values` separated by the literal `separator` (each value printed safely).
+ *
+ * @example
+ * ```ts
+ * import { joinText, printed, text } from "./text.ts";
+ * printed(text`files: ${joinText(["a.md", "b\n.md"], " ")}`); // 'files: a.md "b\\n.md"'
+ * ```
+ */
+export function joinText(values: readonly TextValue[], separator: string): Text {
+  if (values.length === 0) return { strings: [""], values: [] };
+  return { strings: ["", ...values.slice(1).map(() => separator), ""], values: [...values] };
 }

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { z } from "zod";
 import { writeFileAtomic } from "../lib/atomic.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
-import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state.ts";
+import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state/document.ts";
 import { ScanDocumentSchema } from "../lib/scan/schema.ts";
 import { ProseFlagZod } from "../lib/prose/schema.ts";
 import { ProseConfigZod } from "../lib/prose/config.ts";

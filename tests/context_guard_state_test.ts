@@ -21,7 +21,7 @@ import {
   runToolAsUser,
   writeTree,
 } from "./_helpers.ts";
-import { StateDocumentSchema } from "../lib/guard/state.ts";
+import { StateDocumentSchema } from "../lib/guard/state/document.ts";
 
 const STATE_REL = ".claude/brewtools/context-slim/state.json";
 

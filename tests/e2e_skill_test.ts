@@ -19,7 +19,7 @@ import {
 } from "./_guard_fixtures.ts";
 import { ScanDocumentSchema } from "../lib/scan/schema.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
-import { StateDocumentSchema } from "../lib/guard/state.ts";
+import { StateDocumentSchema } from "../lib/guard/state/document.ts";
 
 const CLAUDE_NEW = "# Project rules\nUse Node 20.11.\n" +
   "You MUST NOT push to main directly; NEVER skip review.\n" +

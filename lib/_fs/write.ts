@@ -68,14 +68,19 @@ function removeQuietly(path: string): void {
 
 /**
  * Create a new file exclusively (`O_CREAT|O_EXCL`: never through a planted link, never over
- * anything), with exactly `mode`, write `content` and fsync it. The caller syncs the directory.
- * Throws `AlreadyExists` when anything is at `path`.
+ * anything) with `mode` (exactly, or minus the umask when `exactMode` is false), write `content`
+ * and fsync it. The caller syncs the directory. Throws `AlreadyExists` when anything is at `path`.
  */
-export function createFileExclusive(path: string, content: Content, mode: number): Written {
+export function createFileExclusive(
+  path: string,
+  content: Content,
+  mode: number,
+  exactMode = true,
+): Written {
   const file = Deno.openSync(path, { write: true, createNew: true, mode });
   let written: Written;
   try {
-    Deno.chmodSync(path, mode);
+    if (exactMode) Deno.chmodSync(path, mode);
     written = writeContent(file, content);
     file.syncSync();
   } catch (e) {

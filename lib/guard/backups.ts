@@ -1,13 +1,14 @@
 /**
- * Backups under the backup root `B` (spec §6): naming, the newest-first order (§9 G15), layer
- * filters, run selection and retention.
+ * Backups under the backup root `B` (`references/context-guard.md#backups-and-run-dirs`): naming,
+ * the newest-first order, layer filters, run selection and retention.
  *
  * @module
  */
 
-import { lstatSync, readdirSync, rmSync } from "node:fs";
-import { die } from "../exit.ts";
+import { isAbsent } from "../_fs/errors.ts";
 import { compareUtf8 } from "../sort.ts";
+import { text } from "../text.ts";
+import { PathRefusedError, SnapshotMissingError } from "./errors.ts";
 import type { Layer } from "./roots.ts";
 import type { Reporter } from "./report.ts";
 
@@ -53,20 +54,19 @@ export function compareBackups(a: string, b: string): number {
 
 /** Names of the backups in `B`: non-link directories named `*_context-slim`, newest first. */
 export function listBackups(backups: string): string[] {
-  let names: string[];
+  let entries: Deno.DirEntry[];
   try {
-    names = readdirSync(backups);
+    entries = [...Deno.readDirSync(backups)];
   } catch {
     return [];
   }
-  return names.filter((name) => {
-    if (!name.endsWith(SUFFIX)) return false;
-    try {
-      return lstatSync(`${backups}/${name}`).isDirectory();
-    } catch {
-      return false;
-    }
-  }).sort(compareBackups);
+  return entries.filter((e) => e.isDirectory && e.name.endsWith(SUFFIX)).map((e) => e.name)
+    .sort(compareBackups);
+}
+
+/** The `no backups under <B>` failure. */
+export function noBackups(backups: string): SnapshotMissingError {
+  return new SnapshotMissingError("no-backups", backups, text`no backups under ${backups}`);
 }
 
 /** True when backup `name` belongs to `layer` (`-L(-N)?_context-slim` at its end). */
@@ -75,7 +75,7 @@ export function isLayerBackup(name: string, layer: Layer): boolean {
 }
 
 /**
- * Resolve(spec, layer) (§6.1): `last` → the newest backup of the layer (or `""`); a spec ending
+ * Resolve(spec, layer): `last` → the newest backup of the layer (or `""`); a spec ending
  * `_context-slim` or starting `/` → verbatim; else the newest backup of the layer whose name starts
  * with spec, else `B/<spec>-<layer or project>_context-slim`.
  */
@@ -106,7 +106,7 @@ export function backupsWithPrefix(backups: string, prefix: string): string[] {
 export const RETAIN_OTHERS = 4;
 
 /**
- * Retention (§6.2): keep the first four backups other than `justWritten`, delete the rest without
+ * Retention: keep the first four backups other than `justWritten`, delete the rest without
  * following links, printing `PRUNED: <dir>`. Returns the pruned dirs.
  */
 export function pruneBackups(backups: string, justWritten: string, reporter: Reporter): string[] {
@@ -117,14 +117,24 @@ export function pruneBackups(backups: string, justWritten: string, reporter: Rep
   for (const dir of others.slice(RETAIN_OTHERS)) {
     let ok = false;
     try {
-      const st = lstatSync(dir);
+      const st = Deno.lstatSync(dir);
       const name = dir.slice(backups.length + 1);
-      ok = st.isDirectory() && dir.startsWith(`${backups}/`) && !name.includes("/") &&
+      ok = st.isDirectory && dir.startsWith(`${backups}/`) && !name.includes("/") &&
         name.endsWith(SUFFIX);
     } catch { /* vanished: refuse below */ }
-    if (!ok) die(`❌ refusing to prune outside ${backups}: ${dir}`);
-    rmSync(dir, { recursive: true, force: true });
-    reporter.out(`PRUNED: ${dir}`);
+    if (!ok) {
+      throw new PathRefusedError(
+        dir,
+        "outside-root",
+        text`refusing to prune outside ${backups}: ${dir}`,
+      );
+    }
+    try {
+      Deno.removeSync(dir, { recursive: true });
+    } catch (e) {
+      if (!isAbsent(e)) throw e; // else: removed meanwhile by another run's retention
+    }
+    reporter.out(text`PRUNED: ${dir}`);
     pruned.push(dir);
   }
   return pruned;

@@ -1,5 +1,6 @@
 /**
- * The drop ledger (spec §7.5): the TSV the context-slim skill writes in phase 3, one row per dropped
+ * The drop ledger (`references/context-guard.md#drop-ledger`): the TSV the context-slim skill
+ * writes in phase 3, one row per dropped
  * fact — `path<TAB>line-range<TAB>survivor<TAB>reason`. `verify --ledger` validates it and accepts a
  * gate miss only when a row covers it; `state --ledger` copies its rows into `drops` unvalidated.
  *
@@ -9,9 +10,11 @@
  * @module
  */
 
-import { readFileSync, realpathSync, statSync } from "node:fs";
-import { CtxkitError } from "../exit.ts";
+import { isFileFollow, physicalPath } from "../_fs/inspect.ts";
+import { readRegular } from "../_fs/read.ts";
 import { envValue, logicalCwd, normalizeLexical } from "../paths.ts";
+import { type Text, text } from "../text.ts";
+import { LedgerError } from "./errors.ts";
 
 /** One data line of a ledger: its physical line number and its tab-separated fields. */
 export interface LedgerLine {
@@ -115,9 +118,9 @@ export function validateLedger(text: string): LedgerValidation {
   return { ok: true, rows };
 }
 
-/** The one-line message a malformed ledger dies with (exit 2). */
-export function malformedLedgerMessage(ledgerArg: string, line: number, why: string): string {
-  return `❌ malformed ledger row ${ledgerArg}:${line}: ${why}`;
+/** The one-line message of a malformed ledger (exit 2). */
+export function malformedLedgerMessage(ledgerArg: string, line: number, why: string): Text {
+  return text`malformed ledger row ${ledgerArg}:${line}: ${why}`;
 }
 
 /** How one miss was decided: the first covering row, or none. */
@@ -130,7 +133,7 @@ export interface MissDecision {
 
 /** What the coverage decision needs to know about the world, injected so the decision stays pure. */
 export interface CoverageInputs {
-  /** The snapshot copy's lines (split at `\n` only, §3.1). */
+  /** The snapshot copy's lines (split at `\n` only). */
   readonly snapshotLines: readonly string[];
   /** The tokens of one line, in the alphabet of this command line. */
   readonly lineTokens: (line: string) => Iterable<string>;
@@ -186,10 +189,10 @@ export function coverMisses(
 }
 
 /** The `LEDGERED:` / `UNCOVERED:` line of one decided miss. */
-export function coverageLine(c: MissDecision): string {
+export function coverageLine(c: MissDecision): Text {
   return c.row === undefined
-    ? `UNCOVERED: ${c.token}`
-    : `LEDGERED: ${c.token} (row ${c.row.line}: ${c.row.range} -> ${c.row.survivor})`;
+    ? text`UNCOVERED: ${c.token}`
+    : text`LEDGERED: ${c.token} (row ${c.row.line}: ${c.row.range} -> ${c.row.survivor})`;
 }
 
 /** True when every miss found a covering row (`GATE: PASS (every miss ledgered)`). */
@@ -209,48 +212,37 @@ export function resolveLedgerPath(path: string, cwd: string, home: string | unde
   return normalizeLexical(expanded, cwd);
 }
 
-function physical(path: string): string | undefined {
-  try {
-    return realpathSync(path);
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * True when a ledger path (already resolved) names the verified file: equal logical absolute paths,
  * or both exist with the same physical path.
  */
 export function sameLedgerFile(rowPath: string, fileLogical: string): boolean {
   if (rowPath === fileLogical) return true;
-  const a = physical(rowPath);
-  return a !== undefined && a === physical(fileLogical);
-}
-
-/** True when `path` is a regular file (links followed). */
-function isRegularFile(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return false;
-  }
+  const a = physicalPath(rowPath);
+  return a !== undefined && a === physicalPath(fileLogical);
 }
 
 /**
- * Read and validate the `--ledger` file of verify. Dies (exit 2) with `❌ no such ledger file: <L>`
- * when it is not a readable regular file, or with the first malformed row.
+ * Read and validate the `--ledger` file of verify: a {@linkcode LedgerError}
+ * `no such ledger file: <L>` when it is not a readable regular file, or naming the first malformed
+ * row.
  */
 export function loadLedger(ledgerArg: string): LedgerRow[] {
-  let text: string;
-  if (!isRegularFile(ledgerArg)) throw new CtxkitError(2, `❌ no such ledger file: ${ledgerArg}`);
+  let content: string;
+  const missing = () => new LedgerError(ledgerArg, text`no such ledger file: ${ledgerArg}`);
+  if (!isFileFollow(ledgerArg)) throw missing();
   try {
-    text = new TextDecoder().decode(readFileSync(ledgerArg));
+    content = new TextDecoder().decode(readRegular(ledgerArg));
   } catch {
-    throw new CtxkitError(2, `❌ no such ledger file: ${ledgerArg}`);
+    throw missing();
   }
-  const result = validateLedger(text);
+  const result = validateLedger(content);
   if (!result.ok) {
-    throw new CtxkitError(2, malformedLedgerMessage(ledgerArg, result.line, result.why));
+    throw new LedgerError(
+      ledgerArg,
+      malformedLedgerMessage(ledgerArg, result.line, result.why),
+      result.line,
+    );
   }
   return [...result.rows];
 }
@@ -301,9 +293,9 @@ export function survivorTokenLookup(
     const path = index.survivorPath(survivor);
     if (cache.has(path)) return cache.get(path);
     let tokens: ReadonlySet<string> | undefined;
-    if (isRegularFile(path)) {
+    if (isFileFollow(path)) {
       try {
-        tokens = fileTokens(readFileSync(path));
+        tokens = fileTokens(readRegular(path));
       } catch {
         tokens = undefined;
       }
@@ -319,14 +311,14 @@ export interface LedgerAlphabet {
   lineTokens(line: string): Iterable<string>;
   /** Token set of a whole file's bytes. */
   fileTokens(bytes: Uint8Array): ReadonlySet<string>;
-  /** A file's lines as the token reader splits them (§3.1). */
+  /** A file's lines as the token reader splits them. */
   lines(bytes: Uint8Array): readonly string[];
 }
 
 /** The verdict on one file's misses: the lines to print after them and whether all are covered. */
 export interface LedgerVerdict {
   /** `LEDGERED:` / `UNCOVERED:` lines, one per miss, in miss order. */
-  lines: string[];
+  lines: Text[];
   /** True when every miss is ledgered. */
   covered: boolean;
 }
@@ -347,7 +339,7 @@ export function ledgerCoverage(
   return {
     cover(target, snapshotCopy, misses) {
       const decisions = coverMisses(misses, index.rowsFor(index.argumentPath(target.arg)), {
-        snapshotLines: alphabet.lines(readFileSync(snapshotCopy)),
+        snapshotLines: alphabet.lines(readRegular(snapshotCopy)),
         lineTokens: (line) => alphabet.lineTokens(line),
         survivorTokens,
       });

@@ -1,17 +1,21 @@
 /**
- * `manifest.json` of a context-guard run dir (spec §7.2): the one place that writes, parses and
- * validates it. The zod schema below is the document's single definition.
+ * `manifest.json` of a context-guard run dir (`references/context-guard.md#the-manifest`): the one
+ * place that writes, parses and validates it. The zod schema below is the document's single
+ * definition.
  *
  * @module
  */
 
-import { lstatSync, readFileSync } from "node:fs";
 import { z } from "zod";
-import { writeFileAtomic } from "../atomic.ts";
-import { die } from "../exit.ts";
+import { listRegularFiles } from "../_fs/dirs.ts";
+import { isRegularNoFollow } from "../_fs/inspect.ts";
+import { hashFile, readRegular } from "../_fs/read.ts";
+import { writeFileAtomic } from "../_fs/write.ts";
 import { jsonString } from "../json.ts";
-import { isDirectory } from "../paths.ts";
-import { listRegularFiles, sha256Hex } from "./fsx.ts";
+import { shellQuote } from "../shell.ts";
+import { text } from "../text.ts";
+import { ManifestError } from "./errors.ts";
+import { requireSnapshotDir } from "./run_dir.ts";
 import type { Layer } from "./roots.ts";
 
 /**
@@ -30,7 +34,7 @@ export const ManifestSchema = z.looseObject({
 export const ManifestHeadSchema = z.looseObject({ layer: z.unknown().optional() });
 
 /**
- * The manifest exactly as `snapshot` writes it (§7.2), published as
+ * The manifest exactly as `snapshot` writes it, published as
  * `references/schemas/manifest.schema.json` by `scripts/schemas.ts`. Readers use the loose
  * {@linkcode ManifestSchema}, whose defects each have their own message.
  */
@@ -84,12 +88,6 @@ export interface ManifestRead {
   files: { path: string; sha256: string | undefined }[];
 }
 
-/** POSIX single-quoting when `word` holds a character outside `A-Za-z0-9_@%+=:,./-` (§9 G12). */
-export function shellQuote(word: string): string {
-  if (word !== "" && /^[A-Za-z0-9_@%+=:,.\/-]+$/.test(word)) return word;
-  return `'${word.replaceAll("'", "'\\''")}'`;
-}
-
 /** The manifest's `restore_cmd`. */
 export function restoreCommand(scriptPath: string, layer: Layer, runDir: string): string {
   return `deno run --allow-all ${shellQuote(scriptPath)} restore --${layer} --run-dir ${
@@ -97,15 +95,15 @@ export function restoreCommand(scriptPath: string, layer: Layer, runDir: string)
   }`;
 }
 
-/** Entries for every distinct regular file under `<run dir>/orig`, sorted by path. */
+/** Entries for every distinct regular file under `<run dir>/orig`, sorted by path (hashed in chunks). */
 export function manifestEntries(runDir: string): ManifestEntry[] {
   return listRegularFiles(`${runDir}/orig`).map((rel) => {
-    const bytes = readFileSync(`${runDir}/orig/${rel}`);
-    return { path: rel, size: bytes.length, sha256: sha256Hex(bytes) };
+    const { size, sha256 } = hashFile(`${runDir}/orig/${rel}`, { follow: false });
+    return { path: rel, size, sha256 };
   });
 }
 
-/** The exact manifest text (§7.2 layout and key order, final `\n`). */
+/** The exact manifest text (documented layout and key order, final `\n`). */
 export function renderManifest(doc: ManifestDocument): string {
   const entries = doc.files.map((e) =>
     `    {"path": ${jsonString(e.path)}, "size": ${e.size}, "sha256": ${jsonString(e.sha256)}}`
@@ -126,14 +124,17 @@ export function renderManifest(doc: ManifestDocument): string {
   ].join("\n");
 }
 
-/** Write the manifest atomically (`0600`), then re-read and parse it. Returns its path. */
-export function writeManifest(doc: ManifestDocument): string {
-  const path = `${doc.runDir}/manifest.json`;
+/**
+ * Write the manifest atomically (`0600`) into `dir` (default: the run dir), then re-read and parse
+ * it. Returns its path.
+ */
+export function writeManifest(doc: ManifestDocument, dir: string = doc.runDir): string {
+  const path = `${dir}/manifest.json`;
   writeFileAtomic(path, renderManifest(doc), { mode: 0o600, exactMode: true });
   try {
-    ManifestSchema.parse(JSON.parse(new TextDecoder().decode(readFileSync(path))));
+    ManifestSchema.parse(JSON.parse(new TextDecoder().decode(readRegular(path))));
   } catch {
-    die(`❌ manifest is not valid JSON: ${path}`);
+    throw new ManifestError(path, "not-written", text`manifest is not valid JSON: ${path}`);
   }
   return path;
 }
@@ -145,35 +146,51 @@ export function isSafeManifestPath(path: string): boolean {
 }
 
 /**
- * Read and validate the manifest of `runDir`, dying with the §7.2 messages in their order (before
- * anything is written).
+ * Read and validate the manifest of `runDir`; every defect is a {@linkcode ManifestError}, checked
+ * in the documented order before anything is written.
  */
 export function readManifest(runDir: string): ManifestRead {
-  if (!isDirectory(`${runDir}/orig`)) die(`❌ no snapshot dir: ${runDir}/orig`);
+  requireSnapshotDir(runDir);
   const m = `${runDir}/manifest.json`;
-  let regular = false;
-  try {
-    regular = lstatSync(m).isFile();
-  } catch { /* absent */ }
-  if (!regular) die(`❌ no manifest: ${m}`);
+  if (!isRegularNoFollow(m)) throw new ManifestError(m, "missing", text`no manifest: ${m}`);
   let parsed: z.infer<typeof ManifestSchema>;
   try {
-    const text = new TextDecoder("utf-8", { fatal: true }).decode(readFileSync(m));
-    parsed = ManifestSchema.parse(JSON.parse(text));
+    const json = new TextDecoder("utf-8", { fatal: true }).decode(
+      readRegular(m, { follow: false }),
+    );
+    parsed = ManifestSchema.parse(JSON.parse(json));
   } catch {
-    die(`❌ unreadable manifest (invalid JSON?): ${m}`);
+    throw new ManifestError(m, "unreadable", text`unreadable manifest (invalid JSON?): ${m}`);
   }
   const root = parsed.root;
-  if (root === undefined || root === null || root === "") die(`❌ manifest has no root: ${m}`);
-  if (typeof root !== "string" || !root.startsWith("/") || root.includes("\0")) {
-    die(`❌ manifest root is not an absolute path: ${m}`);
+  if (root === undefined || root === null || root === "") {
+    throw new ManifestError(m, "no-root", text`manifest has no root: ${m}`);
   }
-  if (parsed.files.length === 0) die(`❌ empty snapshot: ${m} lists no files`);
+  if (typeof root !== "string" || !root.startsWith("/") || root.includes("\0")) {
+    throw new ManifestError(m, "relative-root", text`manifest root is not an absolute path: ${m}`);
+  }
+  if (parsed.files.length === 0) {
+    throw new ManifestError(m, "empty", text`empty snapshot: ${m} lists no files`);
+  }
   const seen = new Set<string>();
   const files: ManifestRead["files"] = [];
   for (const entry of parsed.files) {
-    if (!isSafeManifestPath(entry.path)) die(`❌ unsafe manifest path: ${entry.path} (${m})`);
-    if (seen.has(entry.path)) die(`❌ duplicate manifest path: ${entry.path} (${m})`);
+    if (!isSafeManifestPath(entry.path)) {
+      throw new ManifestError(
+        m,
+        "unsafe-path",
+        text`unsafe manifest path: ${entry.path} (${m})`,
+        entry.path,
+      );
+    }
+    if (seen.has(entry.path)) {
+      throw new ManifestError(
+        m,
+        "duplicate-path",
+        text`duplicate manifest path: ${entry.path} (${m})`,
+        entry.path,
+      );
+    }
     seen.add(entry.path);
     files.push({
       path: entry.path,
@@ -187,7 +204,7 @@ export function readManifest(runDir: string): ManifestRead {
 export function manifestLayer(runDir: string): string {
   try {
     const raw: unknown = JSON.parse(
-      new TextDecoder().decode(readFileSync(`${runDir}/manifest.json`)),
+      new TextDecoder().decode(readRegular(`${runDir}/manifest.json`, { follow: false })),
     );
     const layer = ManifestHeadSchema.parse(raw).layer;
     return typeof layer === "string" && /^[a-z]+$/.test(layer) ? layer : "?";

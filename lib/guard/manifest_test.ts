@@ -1,15 +1,15 @@
 import { deepStrictEqual, strictEqual, throws } from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 
-import { CtxkitError } from "../exit.ts";
+import { CtxkitError } from "../errors.ts";
 import {
   isSafeManifestPath,
   readManifest,
   renderManifest,
   restoreCommand,
-  shellQuote,
   WrittenManifestSchema,
 } from "./manifest.ts";
+import { shellQuote } from "../shell.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 Deno.test("shellQuote quotes only outside A-Za-z0-9_@%+=:,./- (G12)", () => {
@@ -80,6 +80,6 @@ Deno.test("readManifest: a non-string sha256 is kept as never-matching; other ke
     () => readManifest(rd),
     (e) =>
       e instanceof CtxkitError && e.exitCode === 2 &&
-      e.message === `❌ duplicate manifest path: a (${rd}/manifest.json)`,
+      e.message === `duplicate manifest path: a (${rd}/manifest.json)`,
   );
 });

@@ -1,32 +1,34 @@
 /**
  * Where guard operations print. Operations emit their contract lines as they go (stdout results,
- * stderr refusals) so the interleaving a caller sees is the one the specification fixes; the bins
- * pass {@linkcode consoleReporter}, library callers may collect or drop the lines.
+ * stderr refusals), so the interleaving a caller sees is the documented one. A line is a
+ * {@linkcode Text}: the console prints every name in it safely (`references/output.md#printed-names`),
+ * a collecting reporter keeps the raw text.
  *
  * @module
  */
 
-import { writeErr, writeOut } from "../io.ts";
+import { writeErr, writeOut } from "../_cli/output.ts";
+import { plain, printed, splitLines, type Text } from "../text.ts";
 
 /** A sink for the two output streams of a guard operation. */
 export interface Reporter {
   /** Print one result line on stdout. */
-  out(line: string): void;
+  out(line: Text): void;
   /** Print one line (or several, `\n`-separated) on stderr. */
-  err(line: string): void;
+  err(line: Text): void;
 }
 
-/** Prints straight to the process's stdout and stderr (synchronous, complete writes). */
+/** Prints to the process's stdout and stderr (synchronous; a failed write throws `OutputError`). */
 export const consoleReporter: Reporter = {
-  out: (line) => writeOut(line),
-  err: (line) => writeErr(line),
+  out: (line) => writeOut(printed(line)),
+  err: (line) => writeErr(printed(line)),
 };
 
 /** One line an operation printed. */
 export interface ReportedLine {
   /** The stream it went to. */
   stream: "stdout" | "stderr";
-  /** The line, without its `\n`. */
+  /** The line as raw text (names unescaped), without its `\n`. */
   text: string;
 }
 
@@ -36,17 +38,29 @@ export interface CollectingReporter extends Reporter {
   readonly lines: ReportedLine[];
 }
 
-/** Create a {@linkcode CollectingReporter}. */
+/**
+ * Create a {@linkcode CollectingReporter}.
+ *
+ * @example
+ * ```ts ignore
+ * import { collectingReporter, snapshot } from "../../mod.ts";
+ * const reporter = collectingReporter();
+ * snapshot({ roots, files: ["CLAUDE.md"], scriptPath }, reporter);
+ * reporter.lines.find((l) => l.text.startsWith("RUN_DIR: "));
+ * ```
+ */
 export function collectingReporter(): CollectingReporter {
   const lines: ReportedLine[] = [];
   return {
     lines,
-    out: (text) => lines.push({ stream: "stdout", text }),
-    err: (text) => {
-      for (const part of text.split("\n")) lines.push({ stream: "stderr", text: part });
+    out: (line) => {
+      for (const part of splitLines(line)) lines.push({ stream: "stdout", text: plain(part) });
+    },
+    err: (line) => {
+      for (const part of splitLines(line)) lines.push({ stream: "stderr", text: plain(part) });
     },
   };
 }
 
-/** A reporter that prints nothing (benchmarks). */
+/** A reporter that prints nothing. */
 export const silentReporter: Reporter = { out: () => {}, err: () => {} };

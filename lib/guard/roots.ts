@@ -1,25 +1,27 @@
 /**
- * Roots and the two path models of the guard (spec §2).
+ * Roots and the two path models of the guard (`references/context-guard.md#roots-and-paths`).
  *
- * text-guard works on physical paths (links resolved) under root `T`; context-guard checks arguments
- * logically (links kept, like `cd` + `pwd`) against a layer root, then hands them to the text-guard
- * stage, which refuses whatever physically lies elsewhere.
+ * text-guard works on physical paths (links resolved) under root `T`; context-guard checks
+ * arguments logically (links kept, like `cd` + `pwd`) against a layer root, then hands them to the
+ * text-guard stage, which refuses whatever physically lies elsewhere.
  *
  * @module
  */
 
-import { lstatSync } from "node:fs";
-import { basename, dirname } from "node:path";
-import { die } from "../exit.ts";
+import { EnvironmentError } from "../errors.ts";
 import { gitToplevel } from "../git.ts";
+import { isDirectoryFollow, isSymlink, physicalPath } from "../_fs/inspect.ts";
 import {
+  basename,
+  dirname,
   envValue,
   globalRoot,
-  isDirectory,
   logicalCwd,
   normalizeLexical,
-  physicalPath,
+  rootPrefix,
 } from "../paths.ts";
+import { text } from "../text.ts";
+import { PathRefusedError } from "./errors.ts";
 
 /** A file argument resolved against a root: the absolute path and the root-relative `rel`. */
 export interface ResolvedPath {
@@ -31,29 +33,20 @@ export interface ResolvedPath {
   rel: string;
 }
 
-/** `root + "/"`, except `/` itself, so prefix tests work for the filesystem root too. */
-export function rootPrefix(root: string): string {
-  return root === "/" ? "/" : `${root}/`;
-}
-
-/** True when `path` exists as a symbolic link (dangling links included). */
-export function isSymlink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
-  }
-}
-
 /**
- * text-guard's root `T` (§2.1): physical `projectDir` (the stage's or the environment's
+ * text-guard's root `T`: physical `projectDir` (the stage's or the environment's
  * `CLAUDE_PROJECT_DIR`) when non-empty, else the physical git toplevel of the cwd, else the physical
- * cwd. An invalid `projectDir` dies with `❌ invalid CLAUDE_PROJECT_DIR: <value>`.
+ * cwd. An invalid `projectDir` is an {@linkcode EnvironmentError}.
  */
 export function textGuardRoot(projectDir: string | undefined): string {
   if (projectDir !== undefined && projectDir !== "") {
-    const physical = isDirectory(projectDir) ? physicalPath(projectDir) : undefined;
-    if (physical === undefined) die(`❌ invalid CLAUDE_PROJECT_DIR: ${projectDir}`);
+    const physical = isDirectoryFollow(projectDir) ? physicalPath(projectDir) : undefined;
+    if (physical === undefined) {
+      throw new EnvironmentError(
+        "CLAUDE_PROJECT_DIR",
+        text`invalid CLAUDE_PROJECT_DIR: ${projectDir}`,
+      );
+    }
     return physical;
   }
   const cwd = Deno.cwd();
@@ -65,46 +58,58 @@ export function textGuardRoot(projectDir: string | undefined): string {
   return physicalPath(cwd) ?? cwd;
 }
 
-/** The directory part of an argument as `dirname` gives it (`.` when there is none). */
-function dirPart(f: string): string {
-  return dirname(f);
+function under(abs: string, root: string): string | undefined {
+  const prefix = rootPrefix(root);
+  return abs.startsWith(prefix) && abs.length > prefix.length
+    ? abs.slice(prefix.length)
+    : undefined;
 }
 
 /**
- * Physical resolution of `f` under root `t` (§2.1): refuses links at `f`, unresolvable directories
- * and anything outside `t`.
+ * Physical resolution of `f` under root `t`: refuses a link at `f`, an unresolvable directory and
+ * anything outside `t`.
  */
 export function resolvePhysical(f: string, t: string): ResolvedPath {
-  if (isSymlink(f)) die(`❌ symbolic-link target: ${f} - name the intended real file explicitly`);
-  const dir = dirPart(f);
-  const physicalDir = isDirectory(dir) ? physicalPath(dir) : undefined;
-  if (physicalDir === undefined) die(`❌ cannot resolve ${f}`);
-  const abs = `${physicalDir === "/" ? "" : physicalDir}/${basename(f)}`;
-  const prefix = rootPrefix(t);
-  if (!abs.startsWith(prefix) || abs.length === prefix.length) {
-    die(`❌ ${f} is outside the project root ${t}`);
+  if (isSymlink(f)) {
+    throw new PathRefusedError(
+      f,
+      "symlink",
+      text`symbolic-link target: ${f} - name the intended real file explicitly`,
+    );
   }
-  return { arg: f, abs, rel: abs.slice(prefix.length) };
+  const dir = dirname(f);
+  const physicalDir = isDirectoryFollow(dir) ? physicalPath(dir) : undefined;
+  if (physicalDir === undefined) {
+    throw new PathRefusedError(f, "unresolvable", text`cannot resolve ${f}`);
+  }
+  const abs = `${physicalDir === "/" ? "" : physicalDir}/${basename(f)}`;
+  const rel = under(abs, t);
+  if (rel === undefined) {
+    throw new PathRefusedError(f, "outside-root", text`${f} is outside the project root ${t}`);
+  }
+  return { arg: f, abs, rel };
 }
 
 /**
- * Logical resolution of `f` against `root` (§2.2): the directory part must exist (links followed);
- * the absolute path is lexical, so a logical path under the root that physically lies elsewhere
- * passes here and is refused later by the stage.
+ * Logical resolution of `f` against `root`: the directory part must exist (links followed); the
+ * absolute path is lexical, so a logical path under the root that physically lies elsewhere passes
+ * here and is refused later by the stage.
  */
 export function resolveLogical(f: string, root: string): ResolvedPath {
-  const dir = dirPart(f);
-  if (!isDirectory(dir)) die(`❌ cannot resolve ${f}`);
+  const dir = dirname(f);
+  if (!isDirectoryFollow(dir)) {
+    throw new PathRefusedError(f, "unresolvable", text`cannot resolve ${f}`);
+  }
   const absDir = normalizeLexical(dir, logicalCwd());
   const abs = `${absDir === "/" ? "" : absDir}/${basename(f)}`;
-  const prefix = rootPrefix(root);
-  if (!abs.startsWith(prefix) || abs.length === prefix.length) {
-    die(`❌ ${f} is outside the snapshot root ${root}`);
+  const rel = under(abs, root);
+  if (rel === undefined) {
+    throw new PathRefusedError(f, "outside-root", text`${f} is outside the snapshot root ${root}`);
   }
-  return { arg: f, abs, rel: abs.slice(prefix.length) };
+  return { arg: f, abs, rel };
 }
 
-/** The project root `P` (§2.2): `CLAUDE_PROJECT_DIR` normalised lexically, else the logical cwd. */
+/** The project root `P`: `CLAUDE_PROJECT_DIR` normalised lexically, else the logical cwd. */
 export function projectRoot(): string {
   const dir = envValue("CLAUDE_PROJECT_DIR");
   const cwd = logicalCwd();
@@ -124,7 +129,10 @@ export interface GuardRoots {
   backups: string;
 }
 
-/** Compute `P`, `G` and `B` from the environment; dies `❌ HOME is not set` without a global root. */
+/**
+ * Compute `P`, `G` and `B` from the environment; throws `EnvironmentError` (`HOME is not set`)
+ * without a global root.
+ */
 export function guardRoots(): GuardRoots {
   const global = globalRoot();
   return { project: projectRoot(), global, backups: `${global === "/" ? "" : global}/backups` };

@@ -1,8 +1,9 @@
 import { deepStrictEqual, throws } from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 
-import { CtxkitError } from "../exit.ts";
-import { resolveLogical, resolvePhysical, rootPrefix } from "./roots.ts";
+import { CtxkitError } from "../errors.ts";
+import { resolveLogical, resolvePhysical } from "./roots.ts";
+import { rootPrefix } from "../paths.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 function dies(fn: () => unknown, message: string) {
@@ -23,22 +24,22 @@ Deno.test("physical resolution: links resolved in the directory, refused at the 
   symlinkSync(`${root}/sub/a.md`, `${root}/l.md`);
   dies(
     () => resolvePhysical(`${root}/l.md`, root),
-    `❌ symbolic-link target: ${root}/l.md - name the intended real file explicitly`,
+    `symbolic-link target: ${root}/l.md - name the intended real file explicitly`,
   );
   symlinkSync(`${base}/nowhere`, `${root}/dangling.md`);
   dies(
     () => resolvePhysical(`${root}/dangling.md`, root),
-    `❌ symbolic-link target: ${root}/dangling.md - name the intended real file explicitly`,
+    `symbolic-link target: ${root}/dangling.md - name the intended real file explicitly`,
   );
-  dies(() => resolvePhysical(`${root}/no/a.md`, root), `❌ cannot resolve ${root}/no/a.md`);
+  dies(() => resolvePhysical(`${root}/no/a.md`, root), `cannot resolve ${root}/no/a.md`);
   writeFileSync(`${base}/out.md`, "o");
   dies(
     () => resolvePhysical(`${base}/out.md`, root),
-    `❌ ${base}/out.md is outside the project root ${root}`,
+    `${base}/out.md is outside the project root ${root}`,
   );
   dies(
     () => resolvePhysical(`${root}/../rootx/a.md`, root),
-    `❌ cannot resolve ${root}/../rootx/a.md`,
+    `cannot resolve ${root}/../rootx/a.md`,
   );
 });
 
@@ -54,7 +55,7 @@ Deno.test("logical resolution keeps links and normalises lexically", () => {
   });
   dies(
     () => resolveLogical(`${base}/real/a.md`, `${base}/root`),
-    `❌ ${base}/real/a.md is outside the snapshot root ${base}/root`,
+    `${base}/real/a.md is outside the snapshot root ${base}/root`,
   );
   deepStrictEqual(rootPrefix("/"), "/");
   deepStrictEqual(rootPrefix("/a"), "/a/");

@@ -1,18 +1,20 @@
 /**
- * Critical-token extraction (spec §3): the facts a rewrite must keep.
+ * Critical-token extraction (`references/context-guard.md#critical-tokens`): the facts a rewrite
+ * must keep.
  *
  * Text is decoded as UTF-8 (invalid bytes → U+FFFD), split at `\n` only, and every class regex runs on
  * each line separately, left to right, non-overlapping. The base classes are ASCII-only, so their
- * results equal the original's `grep -o` on any text; NUL-bearing files are scanned too (§9 G7).
+ * results equal the original's `grep -o` on any text; NUL-bearing files are scanned too.
  *
  * @module
  */
 
 import { extractExtendedTokens } from "./tokens_ext.ts";
 import { sortUtf8 } from "../sort.ts";
-import { die } from "../exit.ts";
+import { UsageError } from "../errors.ts";
+import { text } from "../text.ts";
 
-/** The token alphabet a command runs with: `base` (default) or `ext` (base + ten classes, §3.3). */
+/** The token alphabet a command runs with: `base` (default) or `ext` (base + ten classes). */
 export type TokenAlphabet = "base" | "ext";
 
 interface BaseClass {
@@ -37,15 +39,15 @@ const BASE_CLASSES: readonly BaseClass[] = [
 ];
 
 /**
- * Parse a `--tokens=` value; anything but `base` or `ext` dies with
- * `❌ unknown token alphabet: <value> (want base or ext)`.
+ * Parse a `--tokens=` value; anything but `base` or `ext` is a {@linkcode UsageError}
+ * `unknown token alphabet: <value> (want base or ext)`.
  */
 export function parseAlphabet(value: string): TokenAlphabet {
   if (value === "base" || value === "ext") return value;
-  die(`❌ unknown token alphabet: ${value} (want base or ext)`);
+  throw new UsageError(text`unknown token alphabet: ${value} (want base or ext)`);
 }
 
-/** Base-alphabet tokens (§3.2) of one line, in class order, repeats kept. */
+/** Base-alphabet tokens of one line, in class order, repeats kept. */
 export function extractBaseTokens(line: string): string[] {
   const out: string[] = [];
   for (const cls of BASE_CLASSES) {
@@ -96,7 +98,7 @@ export function tokenSet(
   return set;
 }
 
-/** Tokens of `before` that `after` lacks, sorted by code point (the gate's misses, §3.4). */
+/** Tokens of `before` that `after` lacks, sorted by code point (the gate's misses). */
 export function missingTokens(before: Set<string>, after: Set<string>): string[] {
   const misses: string[] = [];
   for (const t of before) if (!after.has(t)) misses.push(t);

@@ -1,5 +1,6 @@
 /**
- * The extended critical-token alphabet (`--tokens=ext`, spec §3.3): the keep catalog's ten
+ * The extended critical-token alphabet (`--tokens=ext`,
+ * `references/context-guard.md#critical-tokens`): the keep catalog's ten
  * `crit_tokens_ext()` classes. The base alphabet lives in `tokens.ts`, which adds these for `ext`.
  *
  * Each class regex runs on one line at a time, left to right, non-overlapping. JavaScript's greedy
@@ -47,7 +48,7 @@ const EXT_CLASSES: readonly ExtClass[] = [
 export const EXT_PREFIXES: readonly string[] = EXT_CLASSES.map((c) => c.prefix);
 
 /**
- * Tokens of the ten extended classes (§3.3) found in ONE line (no `\n`; a `\r` may stay), each
+ * Tokens of the ten extended classes found in ONE line (no `\n`; a `\r` may stay), each
  * `<prefix>:<text>`, in class order and left to right within a class. Repeats are kept: callers
  * collect a set.
  *

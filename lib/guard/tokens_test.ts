@@ -1,6 +1,6 @@
 import { deepStrictEqual, throws } from "node:assert/strict";
 import fc from "fast-check";
-import { CtxkitError } from "../exit.ts";
+import { CtxkitError } from "../errors.ts";
 import { missingTokens, parseAlphabet, splitLines, tokenSet } from "./tokens.ts";
 import { sortUtf8 } from "../sort.ts";
 
@@ -94,7 +94,7 @@ Deno.test("parseAlphabet accepts base and ext only", () => {
     () => parseAlphabet("EXT"),
     (e) =>
       e instanceof CtxkitError && e.exitCode === 2 &&
-      e.message === "❌ unknown token alphabet: EXT (want base or ext)",
+      e.message === "unknown token alphabet: EXT (want base or ext)",
   );
 });
 

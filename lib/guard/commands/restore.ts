@@ -1,14 +1,12 @@
 /**
- * context-guard `restore`, `rollback` and `list` (spec §7.7, §7.8, §7.10).
+ * context-guard `restore` and `rollback` (`references/context-guard.md#restore-and-rollback`).
  *
  * @module
  */
 
-import { die } from "../../exit.ts";
-import { backupsWithPrefix, listBackups, newestRunDirs, resolveBackup } from "../backups.ts";
-import { listRegularFiles } from "../fsx.ts";
-import { manifestLayer } from "../manifest.ts";
-import type { Reporter } from "../report.ts";
+import { text } from "../../text.ts";
+import { backupsWithPrefix, newestRunDirs, noBackups, resolveBackup } from "../backups.ts";
+import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots, Layer } from "../roots.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 
@@ -24,19 +22,17 @@ export interface RestoreOptions {
   selector?: string;
   /** Files to restore (none = every manifest entry). */
   files: readonly string[];
-  /** Output sink. */
-  reporter: Reporter;
 }
 
-/** Outcome of a multi-run-dir restore. */
+/** Outcome of a restore or rollback over one or more run dirs. */
 export interface RestoreResult {
   /** One outcome per run dir, in order. */
   runs: RunDirRestore[];
-  /** 0 when every run dir was restored, else 1. */
-  exitCode: number;
+  /** True when every run dir was restored and verified. */
+  ok: boolean;
 }
 
-/** The run dirs `restore` works on (§7.8); dies `❌ no backups under <B>` when there are none. */
+/** The run dirs `restore` works on; {@linkcode noBackups} when there are none. */
 export function restoreRunDirs(options: RestoreOptions): string[] {
   const { roots } = options;
   let dirs: string[];
@@ -46,63 +42,47 @@ export function restoreRunDirs(options: RestoreOptions): string[] {
   } else if (options.selector !== undefined && options.selector !== "last") {
     dirs = backupsWithPrefix(roots.backups, options.selector);
   } else dirs = newestRunDirs(roots.backups);
-  if (dirs.length === 0 || dirs.some((d) => d === "")) die(`❌ no backups under ${roots.backups}`);
+  if (dirs.length === 0 || dirs.some((d) => d === "")) throw noBackups(roots.backups);
   return dirs;
 }
 
-/** context-guard `restore` (§7.8). */
-export function restore(options: RestoreOptions): RestoreResult {
+/**
+ * context-guard `restore`: every listed file (or every file) of the selected run dirs, each proven
+ * owned and verified by hash afterwards.
+ */
+export function restore(
+  options: RestoreOptions,
+  reporter: Reporter = silentReporter,
+): RestoreResult {
   const runs = restoreRunDirs(options).map((dir) =>
-    restoreRunDir(dir, "RESTORE_VERIFIED", options.files, options.reporter)
+    restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter)
   );
-  return { runs, exitCode: runs.every((r) => r.ok) ? 0 : 1 };
+  return { runs, ok: runs.every((r) => r.ok) };
 }
 
 /** Inputs of {@linkcode rollback}. */
 export interface RollbackOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
-  /** Literal run dirs (`--run-dir` values and positionals); none = the newest run's dirs. */
+  /** Literal run dirs (`--run-dir` values and operands); none = the newest run's dirs. */
   runDirs: readonly string[];
-  /** Output sink. */
-  reporter: Reporter;
 }
 
-/** context-guard `rollback` (§7.7): every file of every named run dir. */
-export function rollback(options: RollbackOptions): RestoreResult {
-  const { reporter } = options;
+/** context-guard `rollback`: every file of every named run dir (or of the newest run). */
+export function rollback(
+  options: RollbackOptions,
+  reporter: Reporter = silentReporter,
+): RestoreResult {
   const dirs = options.runDirs.length > 0
     ? [...options.runDirs]
     : newestRunDirs(options.roots.backups);
-  if (dirs.length === 0) die(`❌ no backups under ${options.roots.backups}`);
+  if (dirs.length === 0) throw noBackups(options.roots.backups);
   const runs: RunDirRestore[] = [];
   for (const dir of dirs) {
-    reporter.out(`ROLLBACK: ${dir}`);
+    reporter.out(text`ROLLBACK: ${dir}`);
     runs.push(restoreRunDir(dir, "ROLLBACK_VERIFIED", [], reporter));
   }
   const ok = runs.every((r) => r.ok);
-  reporter.out(`ROLLBACK_RESULT: ${runs.length} layer(s), ${ok ? "ok" : "FAILED"}`);
-  return { runs, exitCode: ok ? 0 : 1 };
-}
-
-/** One row of `list`. */
-export interface BackupRow {
-  /** Backup directory name. */
-  name: string;
-  /** Regular files under `orig/` (0 when absent). */
-  files: number;
-  /** Manifest layer, or `?`. */
-  layer: string;
-}
-
-/** context-guard `list` (§7.10): the backups, newest first. */
-export function list(roots: GuardRoots, reporter: Reporter): BackupRow[] {
-  const rows = listBackups(roots.backups).map((name) => {
-    const dir = `${roots.backups}/${name}`;
-    return { name, files: listRegularFiles(`${dir}/orig`).length, layer: manifestLayer(dir) };
-  });
-  reporter.out("| Backup | Files | Layer |");
-  reporter.out("|--------|-------|-------|");
-  for (const r of rows) reporter.out(`| ${r.name} | ${r.files} | ${r.layer} |`);
-  return rows;
+  reporter.out(text`ROLLBACK_RESULT: ${runs.length} layer(s), ${ok ? "ok" : "FAILED"}`);
+  return { runs, ok };
 }

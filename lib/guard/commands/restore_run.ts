@@ -1,18 +1,21 @@
 /**
- * Restoring one run dir (spec §7.3), shared by `restore`, `rollback` and verify's whole-run rollback.
+ * Restoring one run dir (`references/context-guard.md#restoring-a-run-dir`), shared by `restore`,
+ * `rollback` and verify's whole-run rollback.
  *
  * @module
  */
 
-import { readFileSync } from "node:fs";
-import { dirname } from "node:path";
-import { CtxkitError, die } from "../../exit.ts";
-import { physicalPath } from "../../paths.ts";
-import { existsNoFollow, isTrustedCopy, sha256Hex } from "../fsx.ts";
+import { existsNoFollow, physicalPath } from "../../_fs/inspect.ts";
+import { hashFile } from "../../_fs/read.ts";
+import { CtxkitError } from "../../errors.ts";
+import { dirname, joinRoot, rootPrefix } from "../../paths.ts";
+import { text } from "../../text.ts";
+import { errorText, ManifestError, SnapshotMissingError } from "../errors.ts";
 import { readManifest } from "../manifest.ts";
 import type { Reporter } from "../report.ts";
-import { resolveLogical, rootPrefix } from "../roots.ts";
-import { stageRestore } from "../stage.ts";
+import { resolveLogical } from "../roots.ts";
+import { isTrustedCopy } from "../run_dir.ts";
+import { stageRestore } from "../stage/restore.ts";
 
 /** The last-line label of a restore. */
 export type RestoreLabel = "RESTORE_VERIFIED" | "ROLLBACK_VERIFIED";
@@ -33,7 +36,7 @@ export interface RunDirRestore {
 
 function rehash(path: string): string | undefined {
   try {
-    return sha256Hex(readFileSync(path));
+    return hashFile(path).sha256;
   } catch {
     return undefined;
   }
@@ -55,8 +58,8 @@ function nearestPhysicalAncestor(path: string): string | undefined {
 
 /**
  * Restore `files` (or every manifest entry) of `runDir` back under the manifest's root. Manifest
- * problems and bad file arguments die (exit 2) before any write; a damaged snapshot or a refused
- * stage prints `<label>: FAILED - …` and returns `ok: false`, nothing written.
+ * problems and bad file arguments are thrown (exit 2) before any write; a damaged snapshot or a
+ * refused stage prints `<label>: FAILED - …` and returns `ok: false`, nothing written.
  */
 export function restoreRunDir(
   runDir: string,
@@ -71,7 +74,14 @@ export function restoreRunDir(
   if (files.length > 0) {
     rels = files.map((f) => {
       const { rel } = resolveLogical(f, root);
-      if (!hashes.has(rel)) die(`❌ not in the manifest: ${rel}`);
+      if (!hashes.has(rel)) {
+        throw new SnapshotMissingError(
+          "not-in-manifest",
+          runDir,
+          text`not in the manifest: ${rel}`,
+          rel,
+        );
+      }
       return rel;
     });
   } else {
@@ -81,53 +91,58 @@ export function restoreRunDir(
   let damaged = false;
   for (const rel of rels) {
     if (!existsNoFollow(`${orig}/${rel}`)) {
-      reporter.err(`❌ MISSING FROM SNAPSHOT: ${rel} (manifest lists it, ${orig} has no copy)`);
+      reporter.err(text`❌ MISSING FROM SNAPSHOT: ${rel} (manifest lists it, ${orig} has no copy)`);
       damaged = true;
     } else {
       const want = hashes.get(rel);
       const ok = isTrustedCopy(orig, rel) && want !== undefined &&
         rehash(`${orig}/${rel}`) === want;
       if (!ok) {
-        reporter.err(`❌ SNAPSHOT CHECKSUM MISMATCH: ${rel}`);
+        reporter.err(text`❌ SNAPSHOT CHECKSUM MISMATCH: ${rel}`);
         damaged = true;
       }
     }
   }
   if (damaged) {
     reporter.err(
-      `${label}: FAILED - snapshot incomplete or damaged; current bytes preserved (${runDir})`,
+      text`${label}: FAILED - snapshot incomplete or damaged; current bytes preserved (${runDir})`,
     );
     return { runDir, ok: false, restored: [], mismatches: 0, failure: "damaged" };
   }
   const physicalRoot = physicalPath(root);
   if (physicalRoot !== undefined) {
     for (const rel of rels) {
-      const ancestor = nearestPhysicalAncestor(`${rootPrefix(root)}${rel}`);
+      const ancestor = nearestPhysicalAncestor(joinRoot(root, rel));
       if (
         ancestor === undefined ||
         !(ancestor === physicalRoot || ancestor.startsWith(rootPrefix(physicalRoot)))
       ) {
-        die(`❌ unsafe manifest path: ${rel} (${manifest.path})`);
+        throw new ManifestError(
+          manifest.path,
+          "unsafe-path",
+          text`unsafe manifest path: ${rel} (${manifest.path})`,
+          rel,
+        );
       }
     }
   }
-  const targets = rels.map((rel) => `${rootPrefix(root)}${rel}`);
+  const targets = rels.map((rel) => joinRoot(root, rel));
   try {
-    stageRestore({ projectDir: root, runDir, files: targets, reporter });
+    stageRestore({ projectDir: root, runDir, files: targets }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;
-    if (e.message !== "") reporter.err(e.message);
-    reporter.err(`${label}: FAILED - restoration refused; current bytes preserved (${runDir})`);
+    reporter.err(errorText(e));
+    reporter.err(text`${label}: FAILED - restoration refused; current bytes preserved (${runDir})`);
     return { runDir, ok: false, restored: [], mismatches: 0, failure: "refused" };
   }
   let mismatches = 0;
   for (let i = 0; i < rels.length; i++) {
     if (rehash(targets[i]) !== hashes.get(rels[i])) {
-      reporter.err(`❌ CHECKSUM MISMATCH: ${rels[i]}`);
+      reporter.err(text`❌ CHECKSUM MISMATCH: ${rels[i]}`);
       mismatches++;
     }
   }
-  reporter.out(`${label}: ${mismatches} mismatches, 0 missing from snapshot (${runDir})`);
+  reporter.out(text`${label}: ${mismatches} mismatches, 0 missing from snapshot (${runDir})`);
   return {
     runDir,
     ok: mismatches === 0,

@@ -1,21 +1,22 @@
 /**
- * context-guard `snapshot` (spec §7.1): the git gate, the text-guard stage, the manifest and
- * retention.
+ * context-guard `snapshot` (`references/context-guard.md#snapshot`): the git gate, the text-guard
+ * stage, the manifest and retention.
  *
  * @module
  */
 
-import { readdirSync } from "node:fs";
-import { CtxkitError, die } from "../../exit.ts";
+import { isDirectoryFollow, isFileFollow } from "../../_fs/inspect.ts";
+import { CtxkitError, UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
-import { isDirectory } from "../../paths.ts";
+import { joinText, text, verbatim } from "../../text.ts";
 import { autoRunDirName, pruneBackups } from "../backups.ts";
-import { isFileFollow } from "../fsx.ts";
+import { DirtyTreeError, errorText, PathRefusedError, StageFailedError } from "../errors.ts";
 import { manifestEntries, restoreCommand, writeManifest } from "../manifest.ts";
-import type { Reporter } from "../report.ts";
+import { type Reporter, silentReporter } from "../report.ts";
 import { type GuardRoots, type Layer, layerRoot, resolveLogical } from "../roots.ts";
-import { localStamp, stageSnapshot } from "../stage.ts";
+import { localStamp } from "../stage/common.ts";
+import { stageSnapshot } from "../stage/snapshot.ts";
 
 /** Inputs of {@linkcode snapshot}. */
 export interface SnapshotOptions {
@@ -29,12 +30,10 @@ export interface SnapshotOptions {
   runDir?: string;
   /** Waive the clean-tree check on tracked targets. */
   allowDirty?: boolean;
-  /** Absolute path of the context-guard script, for `restore_cmd`. */
+  /** Absolute path of the context-guard script or bundle, for `restore_cmd`. */
   scriptPath: string;
   /** Clock (default: now, read once). */
   now?: Date;
-  /** Output sink. */
-  reporter: Reporter;
 }
 
 /** What {@linkcode snapshot} wrote. */
@@ -53,7 +52,7 @@ export interface SnapshotResult {
 
 /** True when git says `dir` is inside a work tree; false when git is absent or fails. */
 function inWorkTree(dir: string): boolean {
-  if (!isDirectory(dir)) return false;
+  if (!isDirectoryFollow(dir)) return false;
   const r = runGit(["-C", dir, "rev-parse", "--is-inside-work-tree"], dir);
   return r.status === 0 && r.stdout.trim() === "true";
 }
@@ -77,7 +76,7 @@ function trackedRels(root: string, rels: readonly string[]): Set<string> {
   return tracked;
 }
 
-/** The §7.1 step 3 gate: prints its stdout line(s) or throws exit 3 for dirty tracked targets. */
+/** The git gate: prints its stdout line(s), or throws {@linkcode DirtyTreeError} (exit 3). */
 function gitGate(
   layer: Layer,
   root: string,
@@ -87,17 +86,17 @@ function gitGate(
 ): void {
   if (layer === "global") {
     reporter.out(
-      `⚠️ global layer: no git tree - the manifest is the only recovery path for ${root}`,
+      text`⚠️ global layer: no git tree - the manifest is the only recovery path for ${root}`,
     );
     return;
   }
   if (allowDirty) {
-    reporter.out("⚠️ --allow-dirty: the git clean-tree check on tracked targets is waived");
+    reporter.out(text`⚠️ --allow-dirty: the git clean-tree check on tracked targets is waived`);
     return;
   }
   if (!inWorkTree(root)) {
     reporter.out(
-      `SNAPSHOT-ONLY: ${root} is not a git repo - the manifest is the only recovery path`,
+      text`SNAPSHOT-ONLY: ${root} is not a git repo - the manifest is the only recovery path`,
     );
     return;
   }
@@ -106,51 +105,71 @@ function gitGate(
   const loose = rels.filter((r) => !trackedSet.has(r));
   if (loose.length > 0) {
     reporter.out(
-      `SNAPSHOT-ONLY: ${loose.length} untracked/git-ignored target(s), no git recovery - the manifest is the only one: ${
-        loose.join(" ")
+      text`SNAPSHOT-ONLY: ${loose.length} untracked/git-ignored target(s), no git recovery - the manifest is the only one: ${
+        joinText(loose, " ")
       }`,
     );
   }
   if (tracked.length === 0) return;
   const status = runGit(["-C", root, "status", "--porcelain", "--", ...tracked], root);
   if (status.status === 0 && status.stdout === "") {
-    reporter.out(`GIT-COVERED: ${tracked.length} tracked target(s), clean`);
+    reporter.out(text`GIT-COVERED: ${tracked.length} tracked target(s), clean`);
     return;
   }
-  throw new CtxkitError(
-    3,
-    "❌ uncommitted changes in TRACKED targets - refusing to rewrite in place:\n" +
-      (status.stdout === "" ? "" : status.stdout.replace(/\n$/, "") + "\n") +
-      "   Commit or stash exactly these paths, then re-run (--allow-dirty accepts the risk).",
+  const porcelain = status.stdout === "" ? [] : status.stdout.replace(/\n$/, "").split("\n");
+  const lines = porcelain.length === 0 ? "" : `${porcelain.join("\n")}\n`;
+  throw new DirtyTreeError(
+    root,
+    porcelain,
+    text`uncommitted changes in TRACKED targets - refusing to rewrite in place:
+${
+      verbatim(lines)
+    }   Commit or stash exactly these paths, then re-run (--allow-dirty accepts the risk).`,
   );
 }
 
 function hasEntries(dir: string): boolean {
   try {
-    return readdirSync(dir).length > 0;
-  } catch {
-    return false;
-  }
+    for (const _ of Deno.readDirSync(dir)) return true;
+  } catch { /* absent or not a directory */ }
+  return false;
 }
 
-/** context-guard `snapshot` (§7.1). */
-export function snapshot(options: SnapshotOptions): SnapshotResult {
-  const { roots, files, reporter } = options;
+/**
+ * context-guard `snapshot`: check the targets and the git state, copy the targets into a new run
+ * dir with a manifest, then apply retention.
+ *
+ * @example
+ * ```ts ignore
+ * import { guardRoots, snapshot } from "../../../mod.ts";
+ * const run = snapshot({ roots: guardRoots(), files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
+ * console.log(run.runDir);
+ * ```
+ */
+export function snapshot(
+  options: SnapshotOptions,
+  reporter: Reporter = silentReporter,
+): SnapshotResult {
+  const { roots, files } = options;
   const layer = options.layer ?? "project";
-  if (files.length === 0) die("❌ snapshot needs at least one file");
+  if (files.length === 0) throw new UsageError(text`snapshot needs at least one file`);
   const now = options.now ?? new Date();
   const stamp = localStamp(now);
   const root = layerRoot(roots, layer);
   const rels: string[] = [];
   for (const f of files) {
-    if (!isFileFollow(f)) die(`❌ not a file: ${f}`);
+    if (!isFileFollow(f)) throw new PathRefusedError(f, "not-a-file", text`not a file: ${f}`);
     rels.push(resolveLogical(f, root).rel);
-    if (f.includes("\uFFFD")) die(`❌ cannot record non-UTF-8 path: ${f}`);
+    if (f.includes("\uFFFD")) {
+      throw new PathRefusedError(f, "non-utf8", text`cannot record non-UTF-8 path: ${f}`);
+    }
   }
   gitGate(layer, root, rels, options.allowDirty ?? false, reporter);
   if (options.runDir !== undefined && hasEntries(options.runDir)) {
-    die(
-      `❌ --run-dir is not empty: ${options.runDir} (refusing to overwrite an existing snapshot)`,
+    throw new PathRefusedError(
+      options.runDir,
+      "not-empty",
+      text`--run-dir is not empty: ${options.runDir} (refusing to overwrite an existing snapshot)`,
     );
   }
   let staged;
@@ -163,12 +182,11 @@ export function snapshot(options: SnapshotOptions): SnapshotResult {
       autoRunDir: (n) => autoRunDirName(roots.backups, stamp, layer, n),
       linkCheckBase: roots.backups,
       now,
-      reporter,
-    });
+    }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;
-    if (e.message !== "") reporter.err(e.message);
-    throw new CtxkitError(e.exitCode, `❌ snapshot failed (text-guard exit ${e.exitCode})`);
+    reporter.err(errorText(e));
+    throw new StageFailedError(e);
   }
   const runDir = staged.runDir;
   faultPoint("snapshot.before-manifest");
@@ -181,7 +199,7 @@ export function snapshot(options: SnapshotOptions): SnapshotResult {
     restoreCmd: restoreCommand(options.scriptPath, layer, runDir),
     files: entries,
   });
-  reporter.out(`MANIFEST: ${manifest}`);
+  reporter.out(text`MANIFEST: ${manifest}`);
   const pruned = pruneBackups(roots.backups, runDir, reporter);
   return { runDir, manifest, root, files: entries.map((e) => e.path), pruned };
 }

@@ -6,7 +6,7 @@ import type { GuardRoots } from "../roots.ts";
 import { newestRunDirs, resolveBackup } from "../backups.ts";
 import { snapshot } from "./snapshot.ts";
 import { restore, rollback } from "./restore.ts";
-import { stageCheckpoint } from "../stage.ts";
+import { checkpoint } from "../stage/checkpoint.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
 
 function setup(): { roots: GuardRoots; file: string } {
@@ -25,13 +25,7 @@ Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick
   const dirs: string[] = [];
   for (let i = 1; i <= 3; i++) {
     writeFileSync(file, `v${i} NEVER ${i}\n`);
-    const r = snapshot({
-      roots,
-      files: [file],
-      scriptPath: "/x/context-guard.ts",
-      now,
-      reporter: collectingReporter(),
-    });
+    const r = snapshot({ roots, files: [file], scriptPath: "/x/context-guard.ts", now });
     dirs.push(r.runDir);
   }
   const b = roots.backups;
@@ -44,15 +38,10 @@ Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick
   deepStrictEqual(newestRunDirs(b), [dirs[2], dirs[1], dirs[0]]);
   // The -3 copy holds v3; a checkpointed draft is rolled back to it by `restore` with no selector.
   writeFileSync(file, "draft\n");
-  stageCheckpoint({
-    projectDir: roots.project,
-    runDir: dirs[2],
-    files: [file],
-    reporter: collectingReporter(),
-  });
+  checkpoint({ projectDir: roots.project, runDir: dirs[2], files: [file] });
   const out = collectingReporter();
-  const r = restore({ roots, layer: "project", files: [], reporter: out });
-  strictEqual(r.exitCode, 0);
+  const r = restore({ roots, layer: "project", files: [] }, out);
+  strictEqual(r.ok, true);
   strictEqual(readFileSync(file, "utf8"), "v3 NEVER 3\n");
   deepStrictEqual(out.lines.map((l) => l.text), [
     "RESTORED: CLAUDE.md",
@@ -62,7 +51,7 @@ Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick
   const pruned: string[] = [];
   for (let i = 4; i <= 6; i++) {
     const rep = collectingReporter();
-    snapshot({ roots, files: [file], scriptPath: "/x", now, reporter: rep });
+    snapshot({ roots, files: [file], scriptPath: "/x", now }, rep);
     for (const l of rep.lines) if (l.text.startsWith("PRUNED: ")) pruned.push(l.text.slice(8));
   }
   deepStrictEqual(pruned, [dirs[0]]);
@@ -70,7 +59,7 @@ Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick
   // rollback with no run dirs takes the newest run: the five dirs of that second. The file holds
   // v3, the original of -3 … -6; -2 (v2) has no draft record for it and is refused.
   const rb = collectingReporter();
-  const result = rollback({ roots, runDirs: [], reporter: rb });
+  const result = rollback({ roots, runDirs: [] }, rb);
   strictEqual(result.runs.length, 5);
-  strictEqual(result.exitCode, 1);
+  strictEqual(result.ok, false);
 });

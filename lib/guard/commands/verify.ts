@@ -1,18 +1,19 @@
 /**
- * context-guard `verify` (spec §7.4): the text-guard gate without per-file restore, then a whole-run
- * rollback when any file fails.
+ * context-guard `verify` (`references/context-guard.md#verify`): the text-guard gate without
+ * per-file restore, then a whole-run rollback when any file fails.
  *
  * @module
  */
 
-import { CtxkitError, die } from "../../exit.ts";
-import { isDirectory } from "../../paths.ts";
-import { resolveBackup } from "../backups.ts";
-import type { Reporter } from "../report.ts";
-import { type GuardRoots, type Layer, layerRoot } from "../roots.ts";
-import { type MissCoverage, stageVerify, type StageVerifyResult } from "../stage.ts";
-import { decodeText, lineTokens, splitLines, type TokenAlphabet, tokenSet } from "../tokens.ts";
+import { UsageError } from "../../errors.ts";
+import { text } from "../../text.ts";
+import { noBackups, resolveBackup } from "../backups.ts";
 import { ledgerCoverage as bindLedger, loadLedger } from "../ledger.ts";
+import { type Reporter, silentReporter } from "../report.ts";
+import { type GuardRoots, type Layer, layerRoot } from "../roots.ts";
+import { requireSnapshotDir } from "../run_dir.ts";
+import { type MissCoverage, stageVerify, type StageVerifyResult } from "../stage/verify.ts";
+import { decodeText, lineTokens, splitLines, type TokenAlphabet, tokenSet } from "../tokens.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 
 /** Inputs of {@linkcode verify}. */
@@ -25,14 +26,12 @@ export interface VerifyOptions {
   runDir?: string;
   /** A positional `last` or `<ts>` selector, when given. */
   selector?: string;
-  /** `--ledger`, when given (§7.5). */
+  /** `--ledger`, when given. */
   ledger?: string;
   /** Token alphabet (default `base`). */
   alphabet?: TokenAlphabet;
   /** File arguments, as typed. */
   files: readonly string[];
-  /** Output sink. */
-  reporter: Reporter;
 }
 
 /** Outcome of {@linkcode verify}. */
@@ -43,13 +42,13 @@ export interface VerifyResult {
   gate: StageVerifyResult;
   /** The whole-run rollback, when the gate failed. */
   rollback?: RunDirRestore;
-  /** Exit code: 0 pass, 1 failed gate (rolled back or not). */
-  exitCode: number;
+  /** True when every file passed (possibly through the ledger): nothing was rolled back. */
+  passed: boolean;
 }
 
 /**
- * The `--ledger` coverage of §7.5: the file is checked and validated as a whole (§7.4 step 2) before
- * any gate output; `undefined` without `--ledger` (plain §5.3 output).
+ * The `--ledger` coverage: the file is checked and validated as a whole before any gate output;
+ * `undefined` without `--ledger` (plain gate output).
  */
 function ledgerCoverage(
   ledger: string | undefined,
@@ -67,16 +66,29 @@ function ledgerCoverage(
 export function verifyRunDir(options: VerifyOptions): string {
   const runDir = options.runDir ??
     resolveBackup(options.roots.backups, options.selector ?? "last", options.layer);
-  if (runDir === "") die(`❌ no backups under ${options.roots.backups}`);
+  if (runDir === "") throw noBackups(options.roots.backups);
   return runDir;
 }
 
-/** context-guard `verify` (§7.4). */
-export function verify(options: VerifyOptions): VerifyResult {
-  const { reporter } = options;
+/** The last line of a failed run: every file back, or recovery incomplete. */
+export function reportRunFailed(runDir: string, rollback: RunDirRestore, reporter: Reporter): void {
+  if (rollback.ok) {
+    reporter.out(text`RUN: FAILED - every file of ${runDir} is back at its pre-edit bytes`);
+  } else {
+    reporter.err(
+      text`RUN: FAILED - recovery incomplete; inspect preserved current files in ${runDir}`,
+    );
+  }
+}
+
+/**
+ * context-guard `verify`: gate each file against its snapshot copy (misses may be covered by the
+ * ledger); when any file fails, roll the whole run dir back.
+ */
+export function verify(options: VerifyOptions, reporter: Reporter = silentReporter): VerifyResult {
   const runDir = verifyRunDir(options);
-  if (!isDirectory(`${runDir}/orig`)) die(`❌ no snapshot dir: ${runDir}/orig`);
-  if (options.files.length === 0) die("❌ verify needs at least one file");
+  requireSnapshotDir(runDir);
+  if (options.files.length === 0) throw new UsageError(text`verify needs at least one file`);
   const coverage = ledgerCoverage(options.ledger, options.alphabet ?? "base");
   const root = layerRoot(options.roots, options.layer ?? "project");
   const gate = stageVerify({
@@ -86,21 +98,10 @@ export function verify(options: VerifyOptions): VerifyResult {
     noRestore: true,
     alphabet: options.alphabet,
     coverage,
-    reporter,
-  });
-  if (gate.filesFailed === 0) return { runDir, gate, exitCode: 0 };
-  reporter.out(`ROLLBACK: whole run (gate failed) ${runDir}`);
-  let rollback: RunDirRestore;
-  try {
-    rollback = restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
-  } catch (e) {
-    if (e instanceof CtxkitError) throw new CtxkitError(2, e.message);
-    throw e;
-  }
-  if (rollback.ok) {
-    reporter.out(`RUN: FAILED - every file of ${runDir} is back at its pre-edit bytes`);
-  } else {
-    reporter.err(`RUN: FAILED - recovery incomplete; inspect preserved current files in ${runDir}`);
-  }
-  return { runDir, gate, rollback, exitCode: 1 };
+  }, reporter);
+  if (gate.filesFailed === 0) return { runDir, gate, passed: true };
+  reporter.out(text`ROLLBACK: whole run (gate failed) ${runDir}`);
+  const rollback = restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
+  reportRunFailed(runDir, rollback, reporter);
+  return { runDir, gate, rollback, passed: false };
 }

@@ -2,11 +2,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
 
 import { join } from "node:path";
-import { CtxkitError } from "../exit.ts";
-import { collectingReporter, type Reporter } from "./report.ts";
-import type { GuardRoots } from "./roots.ts";
-import { parseVerifyDeletedArgs, verifyDeleted } from "./verify_deleted.ts";
-import { makeTempDir } from "../../tests/_helpers.ts";
+import { plain, type Text } from "../../text.ts";
+import { collectingReporter, type Reporter } from "../report.ts";
+import type { GuardRoots } from "../roots.ts";
+import { verifyDeleted } from "./verify_deleted.ts";
+import { makeTempDir } from "../../../tests/_helpers.ts";
 
 /** A project root, a run dir holding `orig/<rel>` = `original`, and the survivor `keep.md`. */
 function fixture(rel: string, original: string, survivor: string) {
@@ -26,9 +26,9 @@ function fixture(rel: string, original: string, survivor: string) {
 function hooked(trigger: string, hook: () => void): Reporter & { text(): string[] } {
   const inner = collectingReporter();
   return {
-    out(line) {
+    out(line: Text) {
       inner.out(line);
-      if (line === trigger) hook();
+      if (plain(line) === trigger) hook();
     },
     err: (line) => inner.err(line),
     text: () => inner.lines.map((l) => `${l.stream}: ${l.text}`),
@@ -45,9 +45,9 @@ Deno.test("verify-deleted: a stand-in changed during the gate is kept and report
     runDir: f.runDir,
     survivors: [join(f.proj, "keep.md")],
     targets: [standIn],
-    reporter,
-  });
-  assert.equal(result.exitCode, 1);
+  }, reporter);
+  assert.equal(result.outcome, "aborted");
+  assert.equal(result.standInChanged, true);
   assert.deepEqual(reporter.text(), [
     "stdout: CHECKPOINT: rules/old.md",
     "stdout: FILE: rules/old.md",
@@ -75,51 +75,12 @@ Deno.test("verify-deleted: a stage failure after the stand-in is written cleans 
     runDir: f.runDir,
     survivors: [join(f.proj, "keep.md")],
     targets: [join(f.proj, "ext/old.md")],
-    reporter,
-  });
-  assert.equal(result.exitCode, 2);
+  }, reporter);
+  assert.equal(result.outcome, "aborted");
+  assert.equal(result.failure?.exitCode, 2);
   assert.deepEqual(reporter.text(), [
     `stderr: ❌ ${join(f.proj, "ext/old.md")} is outside the project root ${f.proj}`,
   ]);
   assert.ok(!existsSync(join(outside, "old.md")), "stand-in removed");
   assert.equal(readFileSync(draft, "utf8"), "MISSING\n", "record untouched");
-});
-
-Deno.test("parseVerifyDeletedArgs: survivors accumulate, last --run-dir and layer win", () => {
-  const f = fixture("a.md", "x\n", "y\n");
-  const parsed = parseVerifyDeletedArgs(
-    [
-      "--survivor",
-      "a",
-      "--global",
-      "--run-dir",
-      "r1",
-      "--survivor",
-      "b",
-      "--project",
-      "--run-dir",
-      "r2",
-      "t.md",
-    ],
-    f.roots,
-  );
-  assert.deepEqual(parsed, {
-    survivors: ["a", "b"],
-    targets: ["t.md"],
-    layer: "project",
-    runDir: "r2",
-  });
-  // `last` resolves to the existing run dir: a selector. A name that resolves to no existing
-  // backup is a target, even when nothing exists at that path.
-  assert.deepEqual(parseVerifyDeletedArgs(["last", "x"], f.roots), {
-    survivors: [],
-    targets: ["x"],
-    selector: "last",
-  });
-  assert.deepEqual(parseVerifyDeletedArgs(["2099", "x"], f.roots).targets, ["2099", "x"]);
-  assert.deepEqual(parseVerifyDeletedArgs(["--global", "last"], f.roots).targets, ["last"]);
-  assert.throws(
-    () => parseVerifyDeletedArgs(["--tokens=nope"], f.roots),
-    (e: unknown) => e instanceof CtxkitError && e.exitCode === 2,
-  );
 });

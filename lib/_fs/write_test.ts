@@ -7,8 +7,18 @@ import {
   utimesSync,
   writeFileSync,
 } from "node:fs";
-import { STALE_TEMP_MS, sweepDeadTemps, tempPrefix, writeFileAtomic } from "./atomic.ts";
-import { makeTempDir } from "../tests/_helpers.ts";
+import {
+  createFileExclusive,
+  DestinationRefusedError,
+  STALE_TEMP_MS,
+  sweepTemps,
+  tempPrefix,
+  writeFileAtomic,
+} from "./write.ts";
+import { sha256Hex } from "./sha256.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
+
+const sweepDeadTemps = (dir: string) => sweepTemps(dir);
 
 async function deadPid(): Promise<number> {
   const child = new Deno.Command("true").spawn();
@@ -60,15 +70,13 @@ Deno.test("sweepDeadTemps: a temp older than STALE_TEMP_MS goes even when its pi
   assert.deepEqual(readdirSync(dir).sort(), [fresh, mine].sort());
 });
 
-Deno.test("without the run permission (narrow shebang grants) only age counts", () => {
+Deno.test("under narrow grants (no /proc access) only age counts", () => {
   const dir = makeTempDir("ctxkit-atomic-");
   const script = `${dir}/probe.ts`;
   writeFileSync(
     script,
-    `import { sweepDeadTemps } from ${
-      JSON.stringify(new URL("./atomic.ts", import.meta.url).href)
-    };\n` +
-      `console.log(sweepDeadTemps(Deno.args[0]));\n`,
+    `import { sweepTemps } from ${JSON.stringify(new URL("./write.ts", import.meta.url).href)};\n` +
+      `console.log(sweepTemps(Deno.args[0]));\n`,
   );
   const temps = `${dir}/t`;
   mkdirSync(temps);
@@ -83,4 +91,62 @@ Deno.test("without the run permission (narrow shebang grants) only age counts", 
   assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
   assert.equal(new TextDecoder().decode(r.stdout), "1\n");
   assert.deepEqual(readdirSync(temps), [".a.md.ctxkit-tmp-999999999-0123456789ab"]);
+});
+
+Deno.test("writeFileAtomic refuses a link or a non-regular destination, before and without writing", () => {
+  const dir = makeTempDir("ctxkit-write-");
+  writeFileSync(`${dir}/target`, "keep");
+  symlinkSync(`${dir}/target`, `${dir}/link`);
+  mkdirSync(`${dir}/sub`);
+  for (const [name, kind] of [["link", "symlink"], ["sub", "not-regular"]] as const) {
+    assert.throws(
+      () => writeFileAtomic(`${dir}/${name}`, "new"),
+      (e: unknown) => e instanceof DestinationRefusedError && e.kind === kind,
+    );
+  }
+  assert.equal(readFileSync(`${dir}/target`, "utf8"), "keep");
+  assert.deepEqual(readdirSync(dir).sort(), ["link", "sub", "target"]);
+});
+
+Deno.test("writeFileAtomic: mode exact or umask-filtered, content from text, bytes or a file", () => {
+  const dir = makeTempDir("ctxkit-write-");
+  const w = writeFileAtomic(`${dir}/a`, "hello", { mode: 0o640, exactMode: true });
+  assert.deepEqual(w, { size: 5, sha256: sha256Hex(new TextEncoder().encode("hello")) });
+  assert.equal(Deno.statSync(`${dir}/a`).mode! & 0o777, 0o640);
+  writeFileAtomic(`${dir}/b`, new Uint8Array([1, 2, 3]));
+  assert.equal(Deno.statSync(`${dir}/b`).mode! & 0o777, 0o600);
+  const big = new Uint8Array(3 * 1024 * 1024 + 7).map((_, i) => i % 251);
+  writeFileSync(`${dir}/src`, big);
+  const copied = writeFileAtomic(`${dir}/c`, { copyFrom: `${dir}/src` });
+  assert.deepEqual(copied, { size: big.length, sha256: sha256Hex(big) });
+  assert.deepEqual(new Uint8Array(readFileSync(`${dir}/c`)), big);
+});
+
+Deno.test("writeFileAtomic: a beforeRename veto removes the temp and keeps the old bytes", () => {
+  const dir = makeTempDir("ctxkit-write-");
+  writeFileSync(`${dir}/f`, "old");
+  assert.throws(() =>
+    writeFileAtomic(`${dir}/f`, "new", {
+      tempPrefix: ".f.tmp-",
+      beforeRename: () => {
+        throw new Error("veto");
+      },
+    }), /veto/);
+  assert.equal(readFileSync(`${dir}/f`, "utf8"), "old");
+  assert.deepEqual(readdirSync(dir), ["f"]);
+});
+
+Deno.test("createFileExclusive never writes over anything, a dangling link included", () => {
+  const dir = makeTempDir("ctxkit-write-");
+  symlinkSync(`${dir}/elsewhere`, `${dir}/dangling`);
+  writeFileSync(`${dir}/there`, "keep");
+  for (const name of ["dangling", "there"]) {
+    assert.throws(
+      () => createFileExclusive(`${dir}/${name}`, "x", 0o600),
+      (e: unknown) => (e as { code?: string }).code === "EEXIST",
+    );
+  }
+  assert.equal(readdirSync(dir).includes("elsewhere"), false);
+  createFileExclusive(`${dir}/new`, "x", 0o640);
+  assert.equal(Deno.statSync(`${dir}/new`).mode! & 0o777, 0o640);
 });

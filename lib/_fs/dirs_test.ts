@@ -1,0 +1,29 @@
+import assert from "node:assert/strict";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { LinkedComponentError, listRegularFiles, makePrivateDirs } from "./dirs.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
+
+Deno.test("makePrivateDirs: 0700 directories; links above the trusted base are followed, below refused", () => {
+  const base = makeTempDir("ctxkit-dirs-");
+  mkdirSync(`${base}/real`);
+  symlinkSync(`${base}/real`, `${base}/home`); // a dotfiles-style link above the base
+  makePrivateDirs(`${base}/home/b/run/orig`, `${base}/home/b`);
+  assert.equal(Deno.statSync(`${base}/real/b/run/orig`).mode! & 0o777, 0o700);
+  symlinkSync(`${base}/real`, `${base}/real/b/run/link`);
+  assert.throws(
+    () => makePrivateDirs(`${base}/home/b/run/link/x`, `${base}/home/b`),
+    (e: unknown) => e instanceof LinkedComponentError && e.path === `${base}/home/b/run/link`,
+  );
+});
+
+Deno.test("listRegularFiles: every regular file below, relative, C-locale order, links skipped", () => {
+  const dir = makeTempDir("ctxkit-dirs-");
+  mkdirSync(`${dir}/a/b`, { recursive: true });
+  for (const f of ["z.md", "a/b/c.md", "ｚ.md", "𝔸.md", "a-b.md"]) {
+    writeFileSync(`${dir}/${f}`, "x");
+  }
+  symlinkSync(`${dir}/z.md`, `${dir}/link.md`);
+  symlinkSync(`${dir}/a`, `${dir}/linkdir`);
+  assert.deepEqual(listRegularFiles(dir), ["a-b.md", "a/b/c.md", "z.md", "ｚ.md", "𝔸.md"]);
+  assert.deepEqual(listRegularFiles(`${dir}/missing`), []);
+});

@@ -1,0 +1,44 @@
+import assert from "node:assert/strict";
+import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { hashFile, openRegular, readHead, ReadRefusedError, readRegular } from "./read.ts";
+import { sha256Hex } from "./sha256.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
+
+const refusal = (fn: () => unknown, want: string) =>
+  assert.throws(fn, (e: unknown) => e instanceof ReadRefusedError && e.refusal === want);
+
+Deno.test("openRegular never opens a FIFO or a directory, and refuses links on request", () => {
+  const dir = makeTempDir("ctxkit-read-");
+  new Deno.Command("mkfifo", { args: [`${dir}/fifo`] }).outputSync();
+  mkdirSync(`${dir}/d`);
+  writeFileSync(`${dir}/f`, "text");
+  symlinkSync(`${dir}/f`, `${dir}/l`);
+  refusal(() => openRegular(`${dir}/fifo`), "not-regular"); // returns at once: never blocks
+  refusal(() => readRegular(`${dir}/d`), "not-regular");
+  refusal(() => readRegular("/dev/null"), "not-regular");
+  refusal(() => readRegular(`${dir}/l`, { follow: false }), "symlink");
+  assert.equal(new TextDecoder().decode(readRegular(`${dir}/l`)), "text");
+  assert.throws(
+    () => readRegular(`${dir}/missing`),
+    (e: unknown) => (e as { code?: string }).code === "ENOENT",
+  );
+});
+
+Deno.test("readRegular refuses above maxBytes; readHead and hashFile read in chunks", () => {
+  const dir = makeTempDir("ctxkit-read-");
+  const bytes = new Uint8Array(2_500_000).map((_, i) => i % 253);
+  writeFileSync(`${dir}/big`, bytes);
+  assert.throws(
+    () => readRegular(`${dir}/big`, { maxBytes: 1000 }),
+    (e: unknown) =>
+      e instanceof ReadRefusedError && e.refusal === "too-large" && e.size === 2_500_000,
+  );
+  assert.deepEqual(readRegular(`${dir}/big`), bytes);
+  assert.deepEqual(readHead(`${dir}/big`, 10), {
+    bytes: bytes.subarray(0, 10),
+    size: bytes.length,
+  });
+  assert.deepEqual(hashFile(`${dir}/big`), { sha256: sha256Hex(bytes), size: bytes.length });
+  writeFileSync(`${dir}/empty`, "");
+  assert.deepEqual(readHead(`${dir}/empty`, 10).bytes.length, 0);
+});

@@ -1,0 +1,224 @@
+/**
+ * The `context-guard` command line (`references/context-guard.md#context-guard`): parses
+ * arguments, picks run dirs and selectors, and maps results to exit codes. The commands live in
+ * `commands/`, loaded only for the subcommand that runs (start-up is latency for skills).
+ *
+ * @module
+ */
+
+import { writeOut } from "../_cli/output.ts";
+import { existsFollow, isDirectoryFollow } from "../_fs/inspect.ts";
+import { UsageError } from "../errors.ts";
+import { text } from "../text.ts";
+import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import { consoleReporter } from "./report.ts";
+import { guardRoots, type Layer } from "./roots.ts";
+
+/** `context-guard --help`. */
+export const CONTEXT_GUARD_HELP =
+  `context-guard - snapshot / verify / rollback / restore / state for context-slim.
+
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+  verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
+  verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
+  rollback       [--run-dir D]...                        whole run, every layer, every file
+  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
+  state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
+  list                                                   backups, newest first
+
+Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
+$HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
+manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
+unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
+Retention keeps the newest 5 backups.
+
+Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)`;
+
+const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
+const STATE_VALUE = { allowEmpty: true } as const;
+
+/** The options each context-guard subcommand accepts (`list` takes none and ignores its arguments). */
+export const CONTEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  snapshot: { layer: true, flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
+  verify: {
+    layer: true,
+    tokens: true,
+    values: { ...RUN_DIR, "--ledger": { key: "ledger" } },
+  },
+  "verify-deleted": {
+    layer: true,
+    tokens: true,
+    values: { ...RUN_DIR, "--survivor": { key: "survivor" } },
+  },
+  rollback: { values: RUN_DIR },
+  restore: { layer: true, values: RUN_DIR },
+  state: {
+    flags: { "--check": "check" },
+    values: {
+      "--mode": { key: "mode", ...STATE_VALUE },
+      "--before": { key: "before", ...STATE_VALUE },
+      "--after": { key: "after", ...STATE_VALUE },
+      "--flags": { key: "flags", ...STATE_VALUE },
+      "--ledger": { key: "ledger", ...STATE_VALUE },
+      "--root": { key: "root", ...STATE_VALUE },
+      "--out": { key: "out", ...STATE_VALUE },
+    },
+    noOperands: true,
+    unknownWord: "argument",
+  },
+};
+
+/** What the bin passes in. */
+export interface ContextGuardEnvironment {
+  /** Absolute path of the running script or bundle (recorded in `restore_cmd`). */
+  scriptPath: string;
+}
+
+/**
+ * The `last`/`<ts>` selector of `verify`, `restore` and `verify-deleted`, and the file operands.
+ * An operand is the selector when no `--run-dir` and no selector came before it, nothing exists at
+ * that path, and (`verify-deleted`: no file came before it either and) `accept` says it names a
+ * backup (`references/context-guard.md#selection`).
+ */
+export function splitSelector(
+  events: readonly ArgEvent[],
+  accept: (arg: string, layerSoFar: Layer | undefined, filesSoFar: number) => boolean,
+): { selector?: string; files: string[] } {
+  let runDirSeen = false;
+  let layer: Layer | undefined;
+  let selector: string | undefined;
+  const files: string[] = [];
+  for (const e of events) {
+    if (e.kind === "value" && e.option === "--run-dir") runDirSeen = true;
+    else if (e.kind === "layer") layer = e.layer;
+    else if (e.kind === "operand") {
+      if (
+        !runDirSeen && selector === undefined && !existsFollow(e.value) &&
+        accept(e.value, layer, files.length)
+      ) {
+        selector = e.value;
+      } else files.push(e.value);
+    }
+  }
+  return selector === undefined ? { files } : { selector, files };
+}
+
+/**
+ * Run `context-guard <args>` and return its exit code; failures are thrown as typed errors (the
+ * bin's `runMain` prints them with {@linkcode GUARD_ERROR_FORMAT}).
+ *
+ * @example
+ * ```ts ignore
+ * import { contextGuardMain } from "./context_guard_cli.ts";
+ * const rc = await contextGuardMain(["list"], { scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
+ * ```
+ */
+export async function contextGuardMain(
+  args: readonly string[],
+  env: ContextGuardEnvironment,
+): Promise<number> {
+  if (args.length === 0) {
+    writeOut(CONTEXT_GUARD_HELP);
+    return 2;
+  }
+  const [command, ...rest] = args;
+  if (command === "help" || command === "-h" || command === "--help") {
+    writeOut(CONTEXT_GUARD_HELP);
+    return 0;
+  }
+  if (command !== "list" && CONTEXT_GUARD_OPTIONS[command] === undefined) {
+    throw new UsageError(text`unknown command: ${command}`);
+  }
+  const roots = guardRoots();
+  const reporter = consoleReporter;
+  if (command === "list") {
+    const { list } = await import("./commands/list.ts");
+    list(roots, reporter);
+    return 0;
+  }
+  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
+  const runDir = lastValue(p, "runDir");
+  switch (command) {
+    case "snapshot": {
+      const { snapshot } = await import("./commands/snapshot.ts");
+      const files = splitSelector(p.events, () => false).files;
+      snapshot({
+        roots,
+        layer: p.layer,
+        files,
+        runDir,
+        allowDirty: p.flags.has("allowDirty"),
+        scriptPath: env.scriptPath,
+      }, reporter);
+      return 0;
+    }
+    case "verify": {
+      const { verify } = await import("./commands/verify.ts");
+      const { selector, files } = splitSelector(p.events, () => true);
+      const result = verify({
+        roots,
+        layer: p.layer,
+        runDir,
+        selector,
+        ledger: lastValue(p, "ledger"),
+        alphabet: p.alphabet,
+        files,
+      }, reporter);
+      return result.passed ? 0 : 1;
+    }
+    case "verify-deleted": {
+      const { verifyDeleted } = await import("./commands/verify_deleted.ts");
+      const { resolveBackup } = await import("./backups.ts");
+      const { selector, files } = splitSelector(
+        p.events,
+        (arg, layer, filesSoFar) =>
+          filesSoFar === 0 &&
+          isDirectoryFollow(resolveBackup(roots.backups, arg, layer ?? "project")),
+      );
+      const result = verifyDeleted({
+        roots,
+        layer: p.layer,
+        runDir,
+        selector,
+        alphabet: p.alphabet,
+        survivors: p.values.get("survivor") ?? [],
+        targets: files,
+      }, reporter);
+      if (result.outcome === "merged") return 0;
+      if (result.outcome === "aborted" && !result.standInChanged && result.failure) {
+        return result.failure.exitCode;
+      }
+      return 1;
+    }
+    case "restore": {
+      const { restore } = await import("./commands/restore.ts");
+      const { selector, files } = splitSelector(p.events, () => true);
+      return restore({ roots, layer: p.layer, runDir, selector, files }, reporter).ok ? 0 : 1;
+    }
+    case "rollback": {
+      const { rollback } = await import("./commands/restore.ts");
+      const runDirs = p.events.flatMap((e) => (e.kind === "layer" ? [] : [e.value]));
+      return rollback({ roots, runDirs }, reporter).ok ? 0 : 1;
+    }
+    default: {
+      const { stateExists, statePath, writeState } = await import("./commands/state.ts");
+      const value = (key: string) => lastValue(p, key);
+      const path = statePath({ root: value("root"), out: value("out") }, roots.project);
+      if (p.flags.has("check")) {
+        reporter.out(text`STATE: ${stateExists(path) ? "present" : "absent"} ${path}`);
+        return 0;
+      }
+      // "" is never a file: writeState names the first missing input, in the documented order.
+      writeState({
+        mode: value("mode") ?? "",
+        before: value("before") ?? "",
+        after: value("after") ?? "",
+        flags: value("flags"),
+        ledger: value("ledger"),
+      }, path);
+      reporter.out(text`STATE: written ${path}`);
+      return 0;
+    }
+  }
+}

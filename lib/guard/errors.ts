@@ -1,0 +1,201 @@
+/**
+ * The guard's failure kinds: one class per kind a caller may handle, each carrying its data and
+ * the exit code of the command line (`references/context-guard.md#exit-codes-and-streams`). Both
+ * guard CLIs format them in one place (`cli_format.ts`).
+ *
+ * @example
+ * ```ts ignore
+ * import { PathRefusedError } from "./errors.ts";
+ * try {
+ *   snapshot({ roots, files: ["notes/"] });
+ * } catch (e) {
+ *   if (e instanceof PathRefusedError && e.reason === "not-a-file") console.log(`skip ${e.path}`);
+ * }
+ * ```
+ *
+ * @module
+ */
+
+import { CtxkitError } from "../errors.ts";
+import { joinText, type Text, text } from "../text.ts";
+
+/** Why a path was refused. */
+export type PathRefusal =
+  | "not-a-file"
+  | "unresolvable"
+  | "outside-root"
+  | "symlink"
+  | "linked-component"
+  | "special-file"
+  | "non-utf8"
+  | "exists"
+  | "not-empty"
+  | "still-present"
+  | "not-regular-draft"
+  | "vanished"
+  | "too-large";
+
+/** A path the guard will not read or write (exit 2), refused before anything is written. */
+export class PathRefusedError extends CtxkitError {
+  /** The refused path, as given or as resolved. */
+  readonly path: string;
+  /** Why. */
+  readonly reason: PathRefusal;
+  /** Create the error. */
+  constructor(path: string, reason: PathRefusal, message: Text) {
+    super(2, message);
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/** What a run dir lacks. */
+export type SnapshotProblem = "no-snapshot-dir" | "no-snapshot" | "no-backups" | "not-in-manifest";
+
+/** The run dir has no snapshot of what was asked for (exit 2). */
+export class SnapshotMissingError extends CtxkitError {
+  /** The run dir (or the backup root, for `no-backups`). */
+  readonly runDir: string;
+  /** The root-relative file concerned, when there is one. */
+  readonly rel?: string;
+  /** What is missing. */
+  readonly problem: SnapshotProblem;
+  /** Create the error. */
+  constructor(problem: SnapshotProblem, runDir: string, message: Text, rel?: string) {
+    super(2, message);
+    this.problem = problem;
+    this.runDir = runDir;
+    if (rel !== undefined) this.rel = rel;
+  }
+}
+
+/** What is wrong with a manifest. */
+export type ManifestProblem =
+  | "missing"
+  | "unreadable"
+  | "no-root"
+  | "relative-root"
+  | "empty"
+  | "unsafe-path"
+  | "duplicate-path"
+  | "not-written";
+
+/** A run dir's `manifest.json` cannot be trusted (exit 2); nothing was written. */
+export class ManifestError extends CtxkitError {
+  /** The manifest path. */
+  readonly path: string;
+  /** What is wrong. */
+  readonly problem: ManifestProblem;
+  /** The entry concerned, for path problems. */
+  readonly entry?: string;
+  /** Create the error. */
+  constructor(path: string, problem: ManifestProblem, message: Text, entry?: string) {
+    super(2, message);
+    this.path = path;
+    this.problem = problem;
+    if (entry !== undefined) this.entry = entry;
+  }
+}
+
+/** The `--ledger` file is missing or malformed (exit 2); reported before any gate output. */
+export class LedgerError extends CtxkitError {
+  /** The `--ledger` value as typed. */
+  readonly ledger: string;
+  /** The malformed row's physical line, when the file was read. */
+  readonly line?: number;
+  /** Create the error. */
+  constructor(ledger: string, message: Text, line?: number) {
+    super(2, message);
+    this.ledger = ledger;
+    if (line !== undefined) this.line = line;
+  }
+}
+
+/**
+ * A context-scan document given to `state` was rejected (exit 2), printed as
+ * `State rejected: <path>: <reason>`.
+ */
+export class ScanRejectedError extends CtxkitError {
+  /** The scan document's path as given. */
+  readonly path: string;
+  /** The rejection reason (one of the documented reasons). */
+  readonly reason: string;
+  /** Create the error. */
+  constructor(path: string, reason: string) {
+    super(2, text`State rejected: ${path}: ${reason}`);
+    this.path = path;
+    this.reason = reason;
+  }
+}
+
+/** The state file could not be written or did not read back valid (exit 2). */
+export class StateWriteError extends CtxkitError {
+  /** The state file path. */
+  readonly path: string;
+  /** Create the error. */
+  constructor(path: string, reason: string) {
+    super(2, text`cannot write state file: ${path} (${reason})`);
+    this.path = path;
+  }
+}
+
+/**
+ * The tree is not safe to rewrite in place (exit 3, nothing written): tracked targets with
+ * uncommitted changes, or (text-guard) no git repository at all.
+ */
+export class DirtyTreeError extends CtxkitError {
+  /** The root checked. */
+  readonly root: string;
+  /** git's porcelain lines for the dirty targets (empty when the root is not a repository). */
+  readonly porcelain: readonly string[];
+  /** Create the error. */
+  constructor(root: string, porcelain: readonly string[], message: Text) {
+    super(3, message);
+    this.root = root;
+    this.porcelain = porcelain;
+  }
+}
+
+/**
+ * Restoring was refused (exit 1): the current bytes of these files are not provably the
+ * optimizer's, so they were kept; nothing was written. Printed as one `RESTORE_REFUSED:` line each.
+ */
+export class RestoreRefusedError extends CtxkitError {
+  /** The refused root-relative paths, in order. */
+  readonly rels: readonly string[];
+  /** Create the error. */
+  constructor(rels: readonly string[]) {
+    super(1, refusalLines(rels));
+    this.rels = rels;
+  }
+}
+
+/** The `RESTORE_REFUSED:` line of one file. */
+export function refusalLine(rel: string): Text {
+  return text`RESTORE_REFUSED: ${rel} (current bytes lack matching draft ownership)`;
+}
+
+function refusalLines(rels: readonly string[]): Text {
+  return joinText(rels.map(refusalLine), "\n");
+}
+
+/**
+ * How a guard failure reads on stderr: `❌ <message>`, except the refusal and rejection lines,
+ * which are contract lines of their own (`RESTORE_REFUSED: …`, `State rejected: …`). The one
+ * formatting rule both guard CLIs and the commands that relay a stage's failure use.
+ */
+export function errorText(e: CtxkitError): Text {
+  if (e instanceof RestoreRefusedError || e instanceof ScanRejectedError) return e.text;
+  return text`❌ ${e.text}`;
+}
+
+/**
+ * context-guard's stage (text-guard's code) failed inside `snapshot`: `cause` is the stage's own
+ * error (printed first); this one adds `snapshot failed (text-guard exit <n>)`.
+ */
+export class StageFailedError extends CtxkitError {
+  /** Create the error for the stage failure `cause`. */
+  constructor(cause: CtxkitError) {
+    super(cause.exitCode, text`snapshot failed (text-guard exit ${cause.exitCode})`, { cause });
+  }
+}

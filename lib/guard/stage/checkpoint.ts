@@ -1,0 +1,54 @@
+/**
+ * text-guard `checkpoint` (`references/context-guard.md#ownership-what-may-be-restored`): record
+ * that the optimizer owns the current bytes of each file.
+ *
+ * @module
+ */
+
+import { existsNoFollow, isFileFollow } from "../../_fs/inspect.ts";
+import { fsyncDirectory } from "../../_fs/write.ts";
+import { text } from "../../text.ts";
+import { PathRefusedError } from "../errors.ts";
+import { currentState, writeDraftRecord } from "../ownership.ts";
+import { type Reporter, silentReporter } from "../report.ts";
+import { type ResolvedPath, textGuardRoot } from "../roots.ts";
+import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
+
+/** Inputs of {@linkcode checkpoint}: the run dir, the root and the files the optimizer owns now. */
+export type CheckpointOptions = StageFilesOptions;
+
+/**
+ * Record that the optimizer owns each file's current bytes (its hash, or `MISSING` for a deleted
+ * file), after checking every file; prints `CHECKPOINT: <rel>`. Call it after every owned write.
+ *
+ * @example
+ * ```ts ignore
+ * import { checkpoint } from "../../../mod.ts";
+ * // … the optimizer rewrote CLAUDE.md in place …
+ * checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"] });
+ * ```
+ */
+export function checkpoint(
+  options: CheckpointOptions,
+  reporter: Reporter = silentReporter,
+): ResolvedPath[] {
+  const { runDir } = options;
+  const root = textGuardRoot(options.projectDir);
+  const targets: ResolvedPath[] = [];
+  for (const f of options.files) {
+    const t = snapshottedTarget(f, root, runDir, (rel) => text`no snapshot for ${rel}`);
+    if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) {
+      throw new PathRefusedError(f, "not-regular-draft", text`not a regular draft: ${f}`);
+    }
+    targets.push(t);
+  }
+  // Each record is atomic; its directory is synced once for the batch. A record lost to a crash
+  // before that sync only makes a later restore refuse (the safe side).
+  const dirs = new Set<string>();
+  for (const t of targets) {
+    dirs.add(writeDraftRecord(runDir, t.rel, currentState(t.abs), false));
+    reporter.out(text`CHECKPOINT: ${t.rel}`);
+  }
+  for (const d of dirs) fsyncDirectory(d);
+  return targets;
+}

@@ -1,0 +1,54 @@
+/**
+ * What every text-guard operation shares: the clock stamp of run-dir names, the git test and the
+ * pre-flight that resolves a file and requires its snapshot copy.
+ *
+ * @module
+ */
+
+import { runGit } from "../../git.ts";
+import { isDirectoryFollow } from "../../_fs/inspect.ts";
+import type { Text } from "../../text.ts";
+import { SnapshotMissingError } from "../errors.ts";
+import { type ResolvedPath, resolvePhysical } from "../roots.ts";
+import { isTrustedCopy } from "../run_dir.ts";
+
+/** `YYYYMMDD-HHMMSS` in local time. */
+export function localStamp(date: Date): string {
+  const p = (n: number) => String(n).padStart(2, "0");
+  return `${date.getFullYear()}${p(date.getMonth() + 1)}${p(date.getDate())}-` +
+    `${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
+}
+
+/** True when git answers `rev-parse --git-dir` in `dir` (git absent = not a repository). */
+export function isGitRepo(dir: string): boolean {
+  if (!isDirectoryFollow(dir)) return false;
+  return runGit(["-C", dir, "rev-parse", "--git-dir"], dir).status === 0;
+}
+
+/**
+ * Resolve `f` physically against `root` and require its trusted snapshot copy in `runDir`
+ * ({@linkcode SnapshotMissingError} with `missing(rel)` otherwise): the pre-flight every file
+ * operation on a run dir starts with.
+ */
+export function snapshottedTarget(
+  f: string,
+  root: string,
+  runDir: string,
+  missing: (rel: string) => Text,
+): ResolvedPath {
+  const t = resolvePhysical(f, root);
+  if (!isTrustedCopy(`${runDir}/orig`, t.rel)) {
+    throw new SnapshotMissingError("no-snapshot", runDir, missing(t.rel), t.rel);
+  }
+  return t;
+}
+
+/** The options every file operation on a run dir takes. */
+export interface StageFilesOptions {
+  /** `CLAUDE_PROJECT_DIR` for root resolution (the layer root when run as context-guard's stage). */
+  projectDir?: string;
+  /** The run dir. */
+  runDir: string;
+  /** File arguments, as typed. */
+  files: readonly string[];
+}

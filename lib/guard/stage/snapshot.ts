@@ -1,0 +1,226 @@
+/**
+ * text-guard `snapshot` (`references/context-guard.md#text-guard`): copy the targets into a new run
+ * dir and print `ROOT:`, `SNAPSHOT:`, the rel lines and `RUN_DIR:`. context-guard's `snapshot` runs
+ * it as its stage.
+ *
+ * @module
+ */
+
+import { errorCode } from "../../_fs/errors.ts";
+import { entryKind, existsNoFollow, isFileFollow, isSymlink } from "../../_fs/inspect.ts";
+import { readRegular } from "../../_fs/read.ts";
+import { createFileExclusive, fsyncDirectory } from "../../_fs/write.ts";
+import { UsageError } from "../../errors.ts";
+import { faultPoint } from "../../faults.ts";
+import { runGit } from "../../git.ts";
+import { dirname, joinRoot } from "../../paths.ts";
+import { text, verbatim } from "../../text.ts";
+import { DirtyTreeError, PathRefusedError } from "../errors.ts";
+import type { Reporter } from "../report.ts";
+import { type ResolvedPath, resolvePhysical, textGuardRoot } from "../roots.ts";
+import { linkedRunPath, makeRunDirs, replaceFile, snapshotCopyPath } from "../run_dir.ts";
+import { isGitRepo, localStamp } from "./common.ts";
+
+/** Inputs of {@linkcode stageSnapshot}. */
+export interface StageSnapshotOptions {
+  /** `CLAUDE_PROJECT_DIR` for root resolution (the layer root when run as context-guard's stage). */
+  projectDir?: string;
+  /** File arguments, as typed. */
+  files: readonly string[];
+  /** Skip the clean-tree gate. */
+  allowDirty?: boolean;
+  /** `--run-dir` as given; otherwise an automatic name. */
+  runDir?: string;
+  /** Automatic run-dir name for collision index `n` (1 = no suffix); default text-guard's. */
+  autoRunDir?: (n: number) => string;
+  /** Only this directory and what lies below it are checked for links (context-guard's `B`). */
+  linkCheckBase?: string;
+  /** Clock (default: now). */
+  now?: Date;
+}
+
+/** What {@linkcode stageSnapshot} wrote. */
+export interface StageSnapshotResult {
+  /** Physical root `T`. */
+  root: string;
+  /** The run dir as given or generated. */
+  runDir: string;
+  /** Resolved targets, in argument order (repeats kept). */
+  targets: ResolvedPath[];
+}
+
+/** Refuse a link at `dir` or any lexical ancestor (limited to `base` and below when `dir` is in it). */
+function refuseLinkedRunDir(dir: string, base: string | undefined): void {
+  const limited = base !== undefined && (dir === base || dir.startsWith(`${base}/`));
+  let p = dir;
+  while (p !== "/" && p !== "." && p !== "") {
+    if (limited && !(p === base || p.startsWith(`${base}/`))) break;
+    if (isSymlink(p)) throw linkedRunPath(p);
+    const parent = dirname(p);
+    if (parent === p) break;
+    p = parent;
+  }
+}
+
+/** Create `dir` exclusively (0700); false when something already exists there. */
+function createRunDir(dir: string, base: string | undefined): boolean {
+  makeRunDirs(dirname(dir), base);
+  try {
+    Deno.mkdirSync(dir, { mode: 0o700 });
+  } catch (e) {
+    if (errorCode(e) === "EEXIST") return false;
+    throw e;
+  }
+  return true;
+}
+
+const IGNORE_LINE = ".claude/reports/";
+
+/**
+ * The `.gitignore` of `root` must be absent or a regular file: a link is refused (it would write
+ * elsewhere), and so is anything else (a FIFO would block the read forever).
+ */
+function checkIgnoreFile(path: string): void {
+  const kind = entryKind(path);
+  if (kind === "symlink") {
+    throw new PathRefusedError(
+      path,
+      "symlink",
+      text`refusing to update symbolic-link ignore file: ${path}`,
+    );
+  }
+  if (kind !== "absent" && kind !== "file") {
+    throw new PathRefusedError(
+      path,
+      "special-file",
+      text`refusing to update ignore file that is not a regular file: ${path}`,
+    );
+  }
+}
+
+/** The `.gitignore` with `.claude/reports/` appended once, newline-safe; `undefined` when present. */
+function gitignoreUpdate(path: string): { content: Uint8Array; mode: number } | undefined {
+  let bytes: Uint8Array = new Uint8Array();
+  let mode = 0o666; // created: open() applies the umask, as a shell redirect would
+  try {
+    bytes = readRegular(path, { follow: false });
+    mode = Deno.statSync(path).mode! & 0o7777;
+  } catch (e) {
+    if (errorCode(e) !== "ENOENT") throw e;
+  }
+  const content = new TextDecoder().decode(bytes);
+  if (content.split("\n").some((line) => line === IGNORE_LINE)) return undefined;
+  const sep = bytes.length > 0 && bytes[bytes.length - 1] !== 0x0a ? "\n" : "";
+  const add = new TextEncoder().encode(`${sep}${IGNORE_LINE}\n`);
+  const next = new Uint8Array(bytes.length + add.length);
+  next.set(bytes);
+  next.set(add, bytes.length);
+  return { content: next, mode };
+}
+
+/**
+ * Append `.claude/reports/` to `root/.gitignore` once. A concurrent snapshot may create the file
+ * between our look and our exclusive create: then read it again and update it like any existing one.
+ */
+function appendIgnoreLine(path: string): void {
+  for (let attempt = 0; attempt < 3; attempt++) {
+    const update = gitignoreUpdate(path);
+    if (update === undefined) return;
+    if (existsNoFollow(path)) {
+      replaceFile(path, update.content, { mode: update.mode, exactMode: true });
+      return;
+    }
+    try {
+      createFileExclusive(path, update.content, update.mode, false);
+      return;
+    } catch (e) {
+      if (errorCode(e) !== "EEXIST") throw e;
+    }
+  }
+}
+
+function cleanTreeGate(root: string, inGit: boolean, targets: readonly ResolvedPath[]): void {
+  if (!inGit) {
+    throw new DirtyTreeError(
+      root,
+      [],
+      text`${root} is not a git repository - no recoverable pre-state.
+   Commit the targets under git, or re-run with --allow-dirty to accept the risk.`,
+    );
+  }
+  const status = runGit(
+    ["-C", root, "status", "--porcelain", "--", ...targets.map((t) => t.rel)],
+    root,
+  );
+  if (status.status !== 0 || status.stdout === "") return;
+  const porcelain = status.stdout.replace(/\n$/, "").split("\n");
+  throw new DirtyTreeError(
+    root,
+    porcelain,
+    text`uncommitted changes in the optimize targets - refusing to rewrite in place:
+${verbatim(porcelain.join("\n"))}
+   Commit or stash them, or re-run with --allow-dirty.`,
+  );
+}
+
+/**
+ * text-guard `snapshot`: copy the targets to `<run dir>/orig/<rel>` and print `ROOT:`,
+ * `SNAPSHOT:`, the rel lines and `RUN_DIR:`.
+ */
+export function stageSnapshot(
+  options: StageSnapshotOptions,
+  reporter: Reporter,
+): StageSnapshotResult {
+  const { files } = options;
+  if (files.length === 0) throw new UsageError(text`snapshot needs at least one file`);
+  const root = textGuardRoot(options.projectDir);
+  const targets: ResolvedPath[] = [];
+  for (const f of files) {
+    if (!isFileFollow(f)) throw new PathRefusedError(f, "not-a-file", text`not a file: ${f}`);
+    targets.push(resolvePhysical(f, root));
+  }
+  const inGit = isGitRepo(root);
+  if (!options.allowDirty) cleanTreeGate(root, inGit, targets);
+
+  const base = options.linkCheckBase;
+  const stamp = localStamp(options.now ?? new Date());
+  const auto = options.autoRunDir ??
+    ((n: number) =>
+      joinRoot(root, `.claude/reports/${stamp}_text-optimize${n === 1 ? "" : `-${n}`}`));
+  let n = 1;
+  let runDir = options.runDir ?? auto(n);
+  if (options.runDir === undefined) { while (existsNoFollow(runDir)) runDir = auto(++n); }
+  refuseLinkedRunDir(runDir, base);
+  const exists = (dir: string) =>
+    new PathRefusedError(dir, "exists", text`snapshot directory already exists: ${dir}`);
+  // An auto name taken meanwhile is not an error: the exclusive creation below moves on.
+  if (options.runDir !== undefined && existsNoFollow(runDir)) throw exists(runDir);
+  const ignoreFile = joinRoot(root, ".gitignore");
+  if (inGit) checkIgnoreFile(ignoreFile);
+  while (!createRunDir(runDir, base)) {
+    if (options.runDir !== undefined) throw exists(runDir);
+    runDir = auto(++n); // an auto name taken meanwhile by a concurrent run: next suffix
+  }
+  if (inGit) appendIgnoreLine(ignoreFile);
+  // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
+  // earlier copy atomically), and each directory is synced once.
+  const dirs = new Set<string>([dirname(runDir), runDir]);
+  for (const t of targets) {
+    faultPoint("stage.snapshot.between-copies");
+    const copy = snapshotCopyPath(runDir, t.rel);
+    const dir = dirname(copy);
+    if (!dirs.has(dir)) {
+      makeRunDirs(dir, runDir);
+      for (let d = dir; d.length > runDir.length; d = dirname(d)) dirs.add(d);
+    }
+    const content = { copyFrom: t.abs };
+    if (existsNoFollow(copy)) replaceFile(copy, content, { mode: 0o600, exactMode: true });
+    else createFileExclusive(copy, content, 0o600);
+  }
+  for (const d of dirs) fsyncDirectory(d);
+  reporter.out(text`ROOT: ${root}`);
+  reporter.out(text`SNAPSHOT: ${files.length} files`);
+  for (const t of targets) reporter.out(text`  ${t.rel}`);
+  reporter.out(text`RUN_DIR: ${runDir}`);
+  return { root, runDir, targets };
+}

@@ -1,0 +1,162 @@
+/**
+ * text-guard `verify` (`references/context-guard.md#the-token-gate`): the critical-token gate per
+ * file, restoring failed files with proven ownership unless told not to.
+ *
+ * @module
+ */
+
+import { isFileFollow } from "../../_fs/inspect.ts";
+import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
+import { type Text, text } from "../../text.ts";
+import { PathRefusedError, refusalLine } from "../errors.ts";
+import { mayRestore, restoreFile } from "../ownership.ts";
+import type { Reporter } from "../report.ts";
+import { type ResolvedPath, textGuardRoot } from "../roots.ts";
+import { requireSnapshotDir, snapshotCopyPath } from "../run_dir.ts";
+import { missingTokens, type TokenAlphabet, tokenSet } from "../tokens.ts";
+import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
+
+/**
+ * The largest file the token gate reads (both the snapshot copy and the current file): the gate
+ * holds both versions and their decoded text in memory.
+ */
+export const GATE_MAX_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Extra miss coverage for `verify` (context-guard's `--ledger`): given a file with misses, the
+ * lines to print after its miss lines and whether every miss is covered.
+ */
+export interface MissCoverage {
+  /** Judge the misses of `target` (snapshot copy at `snapshotCopy`). */
+  cover(
+    target: ResolvedPath,
+    snapshotCopy: string,
+    misses: readonly string[],
+  ): { lines: Text[]; covered: boolean };
+}
+
+/** Inputs of {@linkcode stageVerify}. */
+export interface StageVerifyOptions extends StageFilesOptions {
+  /** Report only, never restore (`--no-restore`). */
+  noRestore?: boolean;
+  /** Token alphabet (default `base`). */
+  alphabet?: TokenAlphabet;
+  /** Optional ledger coverage of misses. */
+  coverage?: MissCoverage;
+}
+
+/** The verdict on one verified file. */
+export interface FileVerdict {
+  /** The resolved target. */
+  target: ResolvedPath;
+  /** Sorted misses. */
+  misses: string[];
+  /** `pass`, `ledgered` (every miss covered) or `fail`. */
+  gate: "pass" | "ledgered" | "fail";
+  /** What happened to the file. */
+  action: "kept" | "restored" | "refused";
+}
+
+/** Result of {@linkcode stageVerify}. */
+export interface StageVerifyResult {
+  /** One verdict per argument, in order. */
+  files: FileVerdict[];
+  /** Number of `GATE: FAIL` files. */
+  filesFailed: number;
+}
+
+/** Read a file for the gate: whole, but only up to {@linkcode GATE_MAX_BYTES}. */
+function readForGate(path: string, shown: string): Uint8Array {
+  try {
+    return readRegular(path, { maxBytes: GATE_MAX_BYTES });
+  } catch (e) {
+    if (e instanceof ReadRefusedError && e.refusal === "too-large") {
+      throw new PathRefusedError(
+        shown,
+        "too-large",
+        text`too large for the token gate: ${shown} (${
+          e.size ?? 0
+        } bytes; the limit is ${GATE_MAX_BYTES})`,
+      );
+    }
+    throw e;
+  }
+}
+
+function tooLarge(path: string): boolean {
+  try {
+    return Deno.statSync(path).size > GATE_MAX_BYTES;
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * The critical-token gate per file, restoring failed files with proven ownership unless
+ * `noRestore`; ends with `FILES_FAILED: <n>`. Pre-flight errors are thrown before any report.
+ */
+export function stageVerify(options: StageVerifyOptions, reporter: Reporter): StageVerifyResult {
+  const { runDir, files } = options;
+  const alphabet = options.alphabet ?? "base";
+  requireSnapshotDir(runDir);
+  const root = textGuardRoot(options.projectDir);
+  const targets: ResolvedPath[] = [];
+  for (const f of files) {
+    const t = snapshottedTarget(
+      f,
+      root,
+      runDir,
+      (rel) => text`no snapshot for ${rel} in ${runDir} - run 'snapshot' before editing`,
+    );
+    if (!isFileFollow(t.abs)) {
+      throw new PathRefusedError(t.rel, "vanished", text`target vanished: ${t.rel}`);
+    }
+    for (const path of [snapshotCopyPath(runDir, t.rel), t.abs]) {
+      if (tooLarge(path)) readForGate(path, t.rel);
+    }
+    targets.push(t);
+  }
+  const verdicts: FileVerdict[] = [];
+  let failed = 0;
+  for (const t of targets) {
+    const copy = snapshotCopyPath(runDir, t.rel);
+    const misses = missingTokens(
+      tokenSet(readForGate(copy, t.rel), alphabet),
+      tokenSet(readForGate(t.abs, t.rel), alphabet),
+    );
+    reporter.out(text`FILE: ${t.rel}`);
+    reporter.out(text`MISSING: ${misses.length}`);
+    for (const m of misses) reporter.out(text`  - ${m}`);
+    if (misses.length === 0) {
+      reporter.out(text`GATE: PASS`);
+      reporter.out(text`ACTION: kept`);
+      verdicts.push({ target: t, misses, gate: "pass", action: "kept" });
+      continue;
+    }
+    const judged = options.coverage?.cover(t, copy, misses);
+    if (judged !== undefined) { for (const line of judged.lines) reporter.out(line); }
+    if (judged?.covered) {
+      reporter.out(text`GATE: PASS (every miss ledgered)`);
+      reporter.out(text`ACTION: kept`);
+      verdicts.push({ target: t, misses, gate: "ledgered", action: "kept" });
+      continue;
+    }
+    failed++;
+    reporter.out(text`GATE: FAIL`);
+    let action: FileVerdict["action"] = "kept";
+    if (options.noRestore) {
+      reporter.out(text`ACTION: kept`);
+    } else if (mayRestore(runDir, t.rel, t.abs)) {
+      restoreFile(runDir, t.rel, t.abs);
+      reporter.out(text`ACTION: restored`);
+      action = "restored";
+    } else {
+      reporter.err(refusalLine(t.rel));
+      reporter.out(text`ACTION: kept (restore refused)`);
+      action = "refused";
+    }
+    verdicts.push({ target: t, misses, gate: "fail", action });
+  }
+  reporter.out(text`FILES_FAILED: ${failed}`);
+  return { files: verdicts, filesFailed: failed };
+}

@@ -1,0 +1,110 @@
+/**
+ * The `text-guard` command line (`references/context-guard.md#text-guard`): parses arguments,
+ * prints, and maps results to exit codes; the operations live in `stage/`.
+ *
+ * @module
+ */
+
+import { writeOut } from "../_cli/output.ts";
+import { UsageError } from "../errors.ts";
+import { envValue } from "../paths.ts";
+import { text } from "../text.ts";
+import { lastValue, operands, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import { consoleReporter } from "./report.ts";
+
+/** `text-guard --help`. */
+export const TEXT_GUARD_HELP = `text-guard - preservation guard for in-place text optimization.
+
+The optimizer rewrites files IN PLACE. This tool puts both sides of the
+quality gate on DISK so the gate survives a context compaction, and it undoes
+a rewrite that loses a critical fact.
+
+  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+  verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
+  restore  --run-dir D <file>...                     put the snapshot back
+  checkpoint --run-dir D <file>...                  record owned draft hashes
+  status   --run-dir D                               list what is snapshotted
+
+Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
+(dirty tree, or no git recovery path) - nothing was written.`;
+
+const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
+
+/** The options each text-guard subcommand accepts. */
+export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
+  snapshot: { flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
+  checkpoint: { values: RUN_DIR },
+  verify: { flags: { "--no-restore": "noRestore" }, values: RUN_DIR, tokens: true },
+  restore: { values: RUN_DIR },
+  status: { values: RUN_DIR, noOperands: true, unknownWord: "argument" },
+};
+
+/**
+ * Run `text-guard <args>` and return its exit code; failures are thrown as typed errors (the bin's
+ * `runMain` prints them).
+ *
+ * @example
+ * ```ts ignore
+ * import { textGuardMain } from "./text_guard_cli.ts";
+ * const rc = await textGuardMain(["status", "--run-dir", "/tmp/run"]);
+ * ```
+ */
+export async function textGuardMain(args: readonly string[]): Promise<number> {
+  const reporter = consoleReporter;
+  const projectDir = envValue("CLAUDE_PROJECT_DIR");
+  if (args.length === 0) {
+    writeOut(TEXT_GUARD_HELP);
+    return 2;
+  }
+  const [command, ...rest] = args;
+  if (command === "help" || command === "-h" || command === "--help") {
+    writeOut(TEXT_GUARD_HELP);
+    return 0;
+  }
+  const spec = TEXT_GUARD_OPTIONS[command];
+  if (spec === undefined) throw new UsageError(text`unknown command: ${command}`);
+  const p = parseGuardArgs(rest, spec);
+  const runDir = lastValue(p, "runDir");
+  const files = operands(p);
+  switch (command) {
+    case "snapshot": {
+      const { stageSnapshot } = await import("./stage/snapshot.ts");
+      stageSnapshot({ projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir }, reporter);
+      return 0;
+    }
+    case "checkpoint": {
+      if (runDir === undefined || files.length === 0) {
+        throw new UsageError(text`checkpoint needs --run-dir and files`);
+      }
+      const { checkpoint } = await import("./stage/checkpoint.ts");
+      checkpoint({ projectDir, runDir, files }, reporter);
+      return 0;
+    }
+    case "verify": {
+      if (runDir === undefined) throw new UsageError(text`verify needs --run-dir`);
+      if (files.length === 0) throw new UsageError(text`verify needs at least one file`);
+      const { stageVerify } = await import("./stage/verify.ts");
+      const result = stageVerify({
+        projectDir,
+        runDir,
+        files,
+        noRestore: p.flags.has("noRestore"),
+        alphabet: p.alphabet,
+      }, reporter);
+      return result.filesFailed > 0 ? 1 : 0;
+    }
+    case "restore": {
+      if (runDir === undefined) throw new UsageError(text`restore needs --run-dir`);
+      if (files.length === 0) throw new UsageError(text`restore needs at least one file`);
+      const { stageRestore } = await import("./stage/restore.ts");
+      stageRestore({ projectDir, runDir, files }, reporter);
+      return 0;
+    }
+    default: {
+      if (runDir === undefined) throw new UsageError(text`status needs --run-dir`);
+      const { stageStatus } = await import("./stage/status.ts");
+      stageStatus(runDir, reporter);
+      return 0;
+    }
+  }
+}

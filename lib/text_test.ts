@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { joinText, plain, printable, printed, splitLines, text, verbatim } from "./text.ts";
+
+Deno.test("printable: plain names unchanged; controls, quote and backslash escaped and quoted", () => {
+  for (const name of ["CLAUDE.md", "a b/c.md", "ünïcode ✓.md", "", "it's"]) {
+    assert.equal(printable(name), name);
+  }
+  assert.equal(printable("x\nGATE: PASS"), '"x\\nGATE: PASS"');
+  assert.equal(printable("a\\b"), '"a\\\\b"');
+  assert.equal(printable('say "hi"'), '"say \\"hi\\""');
+  assert.equal(printable("\x1b[31mred"), '"\\x1b[31mred"');
+  assert.equal(printable("\t\r\x07\b\v\f\x00\x7f\x9b"), '"\\t\\r\\a\\b\\v\\f\\x00\\x7f\\x9b"');
+});
+
+Deno.test("printable maps back: every escaped name decodes to exactly itself", () => {
+  const decode = (s: string): string =>
+    s.startsWith('"')
+      ? s.slice(1, -1).replace(
+        /\\(x[0-9a-f]{2}|.)/g,
+        (_, e: string) =>
+          e.startsWith("x") && e.length === 3
+            ? String.fromCharCode(parseInt(e.slice(1), 16))
+            : ({ a: "\x07", b: "\b", t: "\t", n: "\n", v: "\v", f: "\f", r: "\r" } as Record<
+              string,
+              string
+            >)[e] ?? e,
+      )
+      : s;
+  for (const name of ["x\ny", "\\", '"', '"quoted"', "a\x00b\x9bc", "plain"]) {
+    assert.equal(decode(printable(name)), name);
+    assert.equal(printable(name).includes("\n"), false);
+  }
+});
+
+Deno.test("text: values are data (printed safely), literals are trusted, verbatim and nesting", () => {
+  const t = text`RESTORED: ${"a\nb.md"} (${3} files) ${verbatim("git \\said")}`;
+  assert.equal(printed(t), 'RESTORED: "a\\nb.md" (3 files) git \\said');
+  assert.equal(plain(t), "RESTORED: a\nb.md (3 files) git \\said");
+  const nested = text`❌ ${text`not a file: ${"x\ty"}`}`;
+  assert.equal(printed(nested), '❌ not a file: "x\\ty"');
+  assert.equal(printed(joinText(["a", "b c", "d\n"], " ")), 'a b c "d\\n"');
+  assert.equal(printed(joinText([], " ")), "");
+});
+
+Deno.test("splitLines splits at literal newlines only, never inside a value", () => {
+  const lines = splitLines(text`first ${"x\ny"}\nsecond ${text`in\nner`}`);
+  assert.deepEqual(lines.map(plain), ["first x\ny", "second in", "ner"]);
+  assert.deepEqual(lines.map(printed), ['first "x\\ny"', "second in", "ner"]);
+});
