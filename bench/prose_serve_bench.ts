@@ -16,8 +16,9 @@
 import { mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { tmpdir } from "node:os";
-import { startProseServer } from "../lib/prose/serve.ts";
-import { readProseFlag, setLevel } from "../lib/prose/mod.ts";
+import { startProseServer } from "../lib/prose/server.ts";
+import { readProseFlag } from "../lib/prose/mod.ts";
+import { setLevel } from "../lib/prose/ops.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 1000);
 

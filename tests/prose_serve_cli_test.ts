@@ -17,7 +17,7 @@ import {
   runToolAsync,
   toolCommand,
 } from "./_helpers.ts";
-import { type RunningServer, startProseServer } from "../lib/prose/serve.ts";
+import { type RunningServer, startProseServer } from "../lib/prose/server.ts";
 
 const EXIT_LINE = /^(✅ EXIT:0|❌ FAILED EXIT:[12])$/;
 

@@ -8,11 +8,17 @@ import { mkdirSync, readdirSync, readFileSync, symlinkSync, writeFileSync } from
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { makeTempDir, removeDir } from "./_helpers.ts";
-import { type RunningServer, startProseServer } from "../lib/prose/serve.ts";
-import { createProseHandler, type MirrorStore } from "../lib/prose/server.ts";
+import {
+  createProseHandler,
+  type MirrorStore,
+  type RunningServer,
+  startProseServer,
+} from "../lib/prose/server.ts";
 import { consumeTurn, writeProseFlag } from "../lib/prose/mod.ts";
-import { StatusDocumentSchema } from "../lib/prose/status.ts";
-import { ToggleResponseSchema as ToggleResponse } from "../lib/prose/server_protocol.ts";
+import {
+  StatusDocumentSchema,
+  ToggleResponseSchema as ToggleResponse,
+} from "../lib/prose/schema.ts";
 
 interface Fixture {
   root: string;

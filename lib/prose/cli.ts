@@ -1,42 +1,56 @@
 /**
- * The `prose` command line (spec §1, §6): argument parsing, config handling (fail closed for
- * activations, built-in defaults for the rest) and the stable output lines. The state transitions
- * live in `ops.ts`; this module only decides what to print and which exit code to return.
- *
- * Backend delegation (§9) is reached through {@linkcode delegateToBackend}, the single hook point
- * the backend issue fills in.
+ * The `prose` command line (`references/prose.md#cli`): the one place that formats output lines
+ * and error lines and decides exit codes. Arguments are parsed by `cli_args.ts`; the commands below
+ * take typed options and return typed results or throw typed errors. Config policy: activations
+ * fail closed on an invalid config, the other commands warn and use the built-in defaults.
  *
  * @module
  */
 
-import { envValue } from "../paths.ts";
-import { ArgCursor } from "../args.ts";
-import { CtxkitError } from "../exit.ts";
-import { writeErr, writeOut } from "../io.ts";
-import { z } from "zod";
-import { defaultConfig, loadConfig, loopbackOrigin, type ProseConfig } from "./config.ts";
-import { type FlagRead, readProseFlag, reasonMessage } from "./flag_io.ts";
-import { installHooks } from "./hooks.ts";
+import { type CtxkitError, EnvironmentError, UsageError } from "../errors.ts";
+import { text, verbatim } from "../text.ts";
+import { envValue, normalizeLexical } from "../paths.ts";
+import { writeErr, writeOut } from "../_cli/output.ts";
+import type { ErrorFormat } from "../_cli/run.ts";
 import {
-  activate,
-  type ActivateParams,
-  consumeTurn,
-  deactivate,
-  endBlock,
-  endSession,
-  type OpResult,
-  setLevel,
-} from "./ops.ts";
-import { type ProsePaths, ProseRootError, resolvePaths } from "./paths.ts";
-import { renderValue, sanitize } from "./sanitize.ts";
-import { LEVELS, type ProseLevel, type ProseSource, type ReasonCode, SOURCES } from "./schema.ts";
-import { statusDocument, statusLine, statusSentence } from "./status.ts";
-import { matchTrigger } from "./trigger.ts";
-import { serveMain } from "./serve.ts";
-import { runDelegation } from "./backend_client.ts";
+  callStatus,
+  callToggle,
+  type FallbackReason,
+  readCapped,
+  type Rejection,
+  rejectionExitCode,
+} from "./backend.ts";
+import { type Invocation, parseCommandLine } from "./cli_args.ts";
+import {
+  type ConfigResult,
+  defaultConfig,
+  loadConfig,
+  loopbackOrigin,
+  matchTrigger,
+  type ProseConfig,
+} from "./config.ts";
+import { ProseError } from "./errors.ts";
+import {
+  type ProsePaths,
+  readProseFlag,
+  reasonMessage,
+  resolveLevel,
+  resolvePaths,
+} from "./flag.ts";
+import { installHooks } from "./hooks.ts";
+import { applyToggle, consume, endBlock, endSession, type OpResult } from "./ops.ts";
+import { renderText, renderValue, sanitize } from "./sanitize.ts";
+import {
+  HookInputSchema,
+  type ProseFlag,
+  type ReasonCode,
+  type StatusDocument,
+  type ToggleRequest,
+} from "./schema.ts";
+import { statusDocument } from "./status.ts";
 
 /** The permission flags every documented invocation (and the git hook block) uses. */
-export const RUN_PERMISSIONS = [
+const RUN_PERMISSIONS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
@@ -45,208 +59,162 @@ export const RUN_PERMISSIONS = [
 ] as const;
 
 /** Largest `match` input read from stdin. */
-export const MAX_MATCH_INPUT = 64 * 1024;
+const MAX_MATCH_INPUT = 64 * 1024;
 
-/** `--help` text. */
-export const USAGE = `usage: prose [--local] <command> [options]
+/** The warning of a delegated command that falls back to the flag file. */
+const FALLBACK_WARNING =
+  "PROSE-WARN: backend unreachable; flag file used directly (mirror not updated)";
 
-  prose                         activate with the config defaults (like \`on\`)
-  prose on [N turns|turn|block|session|explicit] [--level minimal|full] [--for DUR]
-           [--source manual|auto-clarity|config]
-  prose off                     clear the flag
-  prose level off|minimal|full  change only the level
-  prose status [--json]         report the flag
-  prose consume                 count one response against a turn flag
-  prose block-end               end a block flag (git post-commit / pre-push)
-  prose session-end             end session and turn flags
-  prose match [--text S | --hook-input] [--activate]
-  prose install-hooks [--repo P] [--dry-run] [--remove]
-  prose sync                    re-mirror through the backend
-  prose serve [--port N] [--db PATH]
-
-DUR: 90s, 15m, 12h, 7d (1s to 30d). State: $CELLM_DIR or $HOME/.cellm (prose/.active).
---local skips the backend (CELLM_WORKER_URL / backend.url).`;
-
-/** What the bin passes in: the absolute path of the running script and the clock. */
+/** What the bin passes in. */
 export interface CliEnvironment {
   /** Absolute path of `bin/prose.ts` or of the bundle (used by `install-hooks`). */
   scriptPath: string;
-  /** Epoch-ms "now"; the bin honours `CTXKIT_NOW_MS` (tests only) before `Date.now()`. */
-  now: number;
 }
 
-/** The stderr line for a missing Deno permission (`runMain`'s `permissionLine`). */
-export function permissionLine(detail: string): string {
-  return `PROSE-ERROR: code=permission ${sanitize(detail)}`;
-}
+// --- lines ------------------------------------------------------------------------------------
 
-/** The stderr line for an unexpected error (`runMain`'s `internalLine`); never a stack trace. */
-export function internalLine(detail: string): string {
-  return `PROSE-ERROR: code=internal ${sanitize(detail)}`;
-}
-
-function usageError(text: string, field?: string): never {
+/**
+ * `PROSE-ERROR: code=<code>[ field=<f>] <message>`: the one shape of every prose error line. The
+ * message must already be safe to print.
+ */
+export function errorLine(code: string, message: string, field?: string): string {
   const f = field === undefined ? "" : ` field=${renderValue(field)}`;
-  throw new CtxkitError(2, `PROSE-ERROR: code=usage${f} ${sanitize(text)}`);
+  return `PROSE-ERROR: code=${renderValue(code)}${f} ${message}`;
 }
 
-// ---------------------------------------------------------------------------------------------
-// Backend delegation hook point (spec §9). Filled in by the backend issue.
-// ---------------------------------------------------------------------------------------------
+/** How `runMain` prints prose failures: every one as an {@linkcode errorLine}, never a stack. */
+export const proseErrorFormat: ErrorFormat = {
+  error: (e: CtxkitError) => {
+    if (e instanceof ProseError) {
+      const line = errorLine(e.code, renderText(e.text), e.field);
+      return e.synopsis === undefined ? [line] : [line, e.synopsis];
+    }
+    if (e instanceof EnvironmentError) return [errorLine("env", renderText(e.text), e.variable)];
+    return [errorLine(e instanceof UsageError ? "usage" : "internal", renderText(e.text))];
+  },
+  permission: (detail) => errorLine("permission", sanitize(detail)),
+  internal: (detail) => errorLine("internal", sanitize(detail)),
+};
 
-/** A command the CLI may delegate to the backend, in the toggle/status wire form. */
-export type DelegatedCommand =
-  | ({ action: "on" } & ActivateParams)
-  | { action: "off" }
-  | { action: "level"; level: ProseLevel }
-  | { action: "sync" }
-  | { action: "status"; json: boolean };
+/** `PROSE: action=<action> result=<r> [reason=<code>] [remaining=<n>]`. */
+export function actionLine(
+  action: string,
+  r: { result: string; reason?: string; remaining?: number },
+): string {
+  const reason = r.reason === undefined ? "" : ` reason=${renderValue(r.reason)}`;
+  const remaining = r.remaining === undefined ? "" : ` remaining=${r.remaining}`;
+  return `PROSE: action=${action} result=${renderValue(r.result)}${reason}${remaining}`;
+}
 
-/** What {@linkcode delegateToBackend} needs to act and to fall back. */
-export interface DelegationContext {
-  /** The loopback backend origin (validated). */
-  url: string;
-  /** The resolved paths. */
-  paths: ProsePaths;
-  /** The config in effect (built-in defaults when the file is invalid). */
-  config: ProseConfig;
-  /** The clock. */
-  now: number;
+function isoTime(ms: number): string {
+  return new Date(ms).toISOString();
 }
 
 /**
- * BACKEND HOOK POINT: run `command` through the backend at `ctx.url`.
- *
- * Returns the exit code when the backend handled the command (including rejections), or `null`
- * to make the CLI act on the flag file (after printing the `via=filesystem backend=unreachable`
- * line and warning, on fallback). `sync` never returns `null`: it has nothing to do locally.
+ * The status line of a flag read or a status document:
+ * `PROSE: state=… level=… effective=… ttl=… expiresAt=… activatedAt=… source=… [reason=] [field=]`.
  */
-export function delegateToBackend(
-  command: DelegatedCommand,
-  ctx: DelegationContext,
-): Promise<number | null> {
-  return runDelegation(command, ctx.url);
+export function statusLine(s: Pick<StatusDocument, "state" | "flag" | "reason" | "field">): string {
+  const f = s.flag;
+  const parts = [
+    `state=${s.state}`,
+    `level=${f ? f.level : "-"}`,
+    `effective=${resolveLevel(s)}`,
+    `ttl=${f ? (f.ttl.unit === "turn" ? `turn:${f.ttl.value}` : f.ttl.unit) : "-"}`,
+    `expiresAt=${f ? (f.expiresAt === null ? "never" : isoTime(f.expiresAt)) : "-"}`,
+    `activatedAt=${f ? isoTime(f.activatedAt) : "-"}`,
+    `source=${f ? f.source : "-"}`,
+  ];
+  if (s.reason !== null) parts.push(`reason=${renderValue(s.reason)}`);
+  if (s.field !== null) parts.push(`field=${renderValue(s.field)}`);
+  return `PROSE: ${parts.join(" ")}`;
 }
 
-// ---------------------------------------------------------------------------------------------
-
-/** Options the CLI recognises: value options take the next argument verbatim. */
-const VALUE_OPTIONS = new Set(["--level", "--for", "--source", "--text", "--repo"]);
-const FLAG_OPTIONS = new Set([
-  "--json",
-  "--hook-input",
-  "--activate",
-  "--dry-run",
-  "--remove",
-  "--local",
-]);
-
-/** The options each command accepts (besides `--local` and `--help`). */
-const ALLOWED: Record<string, readonly string[]> = {
-  on: ["--level", "--for", "--source"],
-  off: [],
-  level: [],
-  status: ["--json"],
-  consume: [],
-  "block-end": [],
-  "session-end": [],
-  match: ["--text", "--hook-input", "--activate"],
-  "install-hooks": ["--repo", "--dry-run", "--remove"],
-  sync: [],
-};
-
-interface ParsedArgs {
-  command: string;
-  positionals: string[];
-  values: Map<string, string>;
-  flags: Set<string>;
-  help: boolean;
+function ttlPhrase(flag: ProseFlag): string {
+  switch (flag.ttl.unit) {
+    case "turn":
+      return flag.ttl.value === 1 ? "1 response left" : `${flag.ttl.value} responses left`;
+    case "block":
+      return "until the work block ends (commit or push)";
+    case "session":
+      return "until the session ends";
+    case "explicit":
+      return "until `prose off`";
+  }
 }
 
-function parseArgs(args: readonly string[]): ParsedArgs {
-  const cursor = new ArgCursor(args);
-  let command: string | undefined;
-  const positionals: string[] = [];
-  const values = new Map<string, string>();
-  const flags = new Set<string>();
-  let help = false;
-  while (!cursor.done) {
-    let arg = cursor.next();
-    let inline: string | undefined;
-    const eq = arg.indexOf("=");
-    if (arg.startsWith("--") && eq > 2) {
-      inline = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    if (arg === "--help" || arg === "-h") help = true;
-    else if (VALUE_OPTIONS.has(arg)) {
-      const value = inline ?? cursor.value();
-      if (value === undefined) usageError(`${arg} needs a value`);
-      if (values.has(arg)) usageError(`${arg} given twice`);
-      values.set(arg, value);
-    } else if (FLAG_OPTIONS.has(arg) && inline === undefined) flags.add(arg);
-    else if (arg.startsWith("-") && arg !== "-") usageError(`unknown option ${arg}`);
-    else if (command === undefined) command = arg;
-    else positionals.push(arg);
-  }
-  command ??= "on";
-  const allowed = ALLOWED[command];
-  if (allowed === undefined && !help) usageError(`unknown command ${command}; see prose --help`);
-  for (const opt of [...values.keys(), ...flags]) {
-    if (opt !== "--local" && allowed !== undefined && !allowed.includes(opt)) {
-      usageError(`${opt} does not apply to ${command}`);
+/**
+ * One human sentence for a status document, e.g. "Prose override active: level full, 2 responses
+ * left, no time limit."
+ */
+export function statusSentence(doc: StatusDocument): string {
+  const f = doc.flag;
+  switch (doc.state) {
+    case "absent":
+      return "No prose override: default quantization applies.";
+    case "expired":
+      return `Prose override expired at ${isoTime(f!.expiresAt!)}: default quantization applies.`;
+    case "invalid":
+      return `Prose flag is invalid (${doc.reason}): default quantization applies; run \`prose off\` to remove it.`;
+    case "unsafe":
+      return `Prose flag path is unsafe (${doc.reason}): default quantization applies; check ${
+        sanitize(doc.flagPath)
+      }.`;
+    case "active": {
+      const limit = f!.expiresAt === null ? "no time limit" : `expires ${isoTime(f!.expiresAt)}`;
+      if (f!.level === "off") {
+        return `Prose override paused (level off): default quantization applies, ${
+          ttlPhrase(f!)
+        }, ${limit}.`;
+      }
+      return `Prose override active: level ${f!.level}, ${ttlPhrase(f!)}, ${limit}.`;
     }
   }
-  return { command, positionals, values, flags, help };
 }
 
-/** Parse the positional TTL of `on`: `N turns`, `N turn`, `turn`, `block`, `session`, `explicit`. */
-export function parseOnTtl(words: readonly string[]): ActivateParams["ttl"] {
-  if (words.length === 0) return undefined;
-  if (words.length === 1 && ["turn", "block", "session", "explicit"].includes(words[0])) {
-    return { unit: words[0] as "turn" | "block" | "session" | "explicit" };
-  }
-  if (words.length === 2 && (words[1] === "turns" || words[1] === "turn")) {
-    if (!/^[0-9]{1,7}$/.test(words[0])) {
-      usageError("N in `on N turns` must be 1 to 1000", "ttl.value");
-    }
-    return { unit: "turn", value: Number(words[0]) };
-  }
-  return usageError(
-    `unknown TTL ${words.join(" ")}; use N turns, turn, block, session or explicit`,
-    "ttl",
-  );
+/** `PROSE: mirror drift=<bool> driftKeys=<k,…|->`: the backend's drift verdict. */
+export function driftLine(doc: StatusDocument): string {
+  const keys = doc.driftKeys === null || doc.driftKeys.length === 0 ? "-" : doc.driftKeys.join(",");
+  return `PROSE: mirror drift=${doc.drift === null ? "-" : String(doc.drift)} driftKeys=${keys}`;
 }
 
-function paths(): ProsePaths {
-  try {
-    return resolvePaths();
-  } catch (e) {
-    if (e instanceof ProseRootError) {
-      throw new CtxkitError(
-        2,
-        `PROSE-ERROR: code=env field=${e.field} ${sanitize(e.message)}`,
-      );
-    }
-    throw e;
+function viaLine(url: string): string {
+  return `PROSE: via=backend url=${renderValue(url)}`;
+}
+
+function fallbackLine(url: string, reason: FallbackReason): string {
+  return `PROSE: via=filesystem backend=unreachable url=${renderValue(url)} reason=${reason}`;
+}
+
+// --- environment and config policy ------------------------------------------------------------
+
+/**
+ * "Now": `CTXKIT_NOW_MS` (integer epoch-ms; it exists for deterministic TTL tests), else the real
+ * clock. A malformed value is an `EnvironmentError`.
+ */
+export function clockNow(): number {
+  const fixed = Deno.env.get("CTXKIT_NOW_MS");
+  if (fixed === undefined || fixed === "") return Date.now();
+  if (!/^[1-9][0-9]{0,15}$/.test(fixed)) {
+    throw new EnvironmentError("CTXKIT_NOW_MS", text`must be an integer epoch-ms`);
   }
+  return Number(fixed);
+}
+
+function configError(r: Extract<ConfigResult, { ok: false }>): ProseError {
+  return new ProseError("config", text`${verbatim(r.message)}`, { field: r.field });
 }
 
 /** Config for commands that stop on an invalid config (`on`, bare `prose`, `match`). */
-function requiredConfig(p: ProsePaths): ProseConfig {
-  const r = loadConfig({ root: p.root });
-  if (!r.ok) {
-    throw new CtxkitError(
-      2,
-      `PROSE-ERROR: code=config field=${renderValue(r.field)} ${r.message}`,
-    );
-  }
+function requiredConfig(paths: ProsePaths): ProseConfig {
+  const r = loadConfig({ root: paths.root });
+  if (!r.ok) throw configError(r);
   return r.config;
 }
 
 /** Config for the other commands: built-in defaults (and a warning) when it is invalid. */
-function lenientConfig(p: ProsePaths): { config: ProseConfig; valid: boolean } {
-  const r = loadConfig({ root: p.root });
+function lenientConfig(paths: ProsePaths): { config: ProseConfig; valid: boolean } {
+  const r = loadConfig({ root: paths.root });
   if (r.ok) return { config: r.config, valid: true };
   writeErr(
     `PROSE-WARN: code=config field=${
@@ -256,18 +224,16 @@ function lenientConfig(p: ProsePaths): { config: ProseConfig; valid: boolean } {
   return { config: defaultConfig(), valid: false };
 }
 
-/** The backend origin, or `null` (none configured, or `--local`). Dies 2 on a non-loopback URL. */
+/** The backend origin, or `null` (none configured, or `--local`); a non-loopback URL is rc 2. */
 function backendUrl(config: ProseConfig, configValid: boolean, local: boolean): string | null {
   if (local) return null;
   const fromEnv = envValue("CELLM_WORKER_URL");
   if (fromEnv !== undefined) {
     const origin = loopbackOrigin(fromEnv);
     if (origin === null) {
-      throw new CtxkitError(
-        2,
-        `PROSE-ERROR: code=env field=CELLM_WORKER_URL ${
-          sanitize(fromEnv)
-        }: must be http:// on 127.0.0.1, localhost or [::1], without a path`,
+      throw new EnvironmentError(
+        "CELLM_WORKER_URL",
+        text`${fromEnv}: must be http:// on 127.0.0.1, localhost or [::1], without a path`,
       );
     }
     return origin;
@@ -276,319 +242,289 @@ function backendUrl(config: ProseConfig, configValid: boolean, local: boolean): 
   return loopbackOrigin(config.backend.url);
 }
 
-function errorText(result: OpResult, read: FlagRead): string {
-  if (result.message !== undefined) return result.message;
-  if (result.reason === "auto-clarity-disabled") {
-    return "auto-clarity activations are disabled (autoClarity.enabled in config.json)";
-  }
-  return reasonMessage((result.reason ?? "io-error") as ReasonCode, read.path);
+// --- results ----------------------------------------------------------------------------------
+
+/** The root and clock every library call of one run uses. */
+interface RunOptions {
+  root: string;
+  now: number;
 }
 
-/** Print a mutating command's two lines (and its stderr lines); return its exit code. */
-function report(action: string, result: OpResult, root: string, now: number): number {
-  const parts = [`action=${action}`, `result=${result.result}`];
-  if (result.reason !== undefined && result.result !== "usage") {
-    parts.push(`reason=${renderValue(result.reason)}`);
-  }
-  if (result.remaining !== undefined) parts.push(`remaining=${result.remaining}`);
+/** Print a transition's action and status lines (and its stderr lines); return its exit code. */
+function report(action: string, result: OpResult, opts: RunOptions): number {
   if (result.result === "usage") {
-    usageError(result.message ?? "bad activation", result.field);
+    const field = result.field === undefined ? {} : { field: result.field };
+    throw new ProseError("usage", text`${result.message ?? "bad activation"}`, field);
   }
-  if (result.reason === "config" && !result.ok) {
-    throw new CtxkitError(
-      2,
-      `PROSE-ERROR: code=config field=${renderValue(result.field ?? "(file)")} ${
-        result.message ?? ""
-      }`,
-    );
-  }
-  const read = readProseFlag({ root, now });
-  writeOut(`PROSE: ${parts.join(" ")}`, statusLine(read));
+  const read = readProseFlag(opts);
+  writeOut(actionLine(action, result), statusLine(read));
   if (result.warning !== undefined) writeErr(`PROSE-WARN: ${sanitize(result.warning)}`);
-  if (!result.ok) {
-    writeErr(
-      `PROSE-ERROR: code=${renderValue(result.reason ?? "io-error")} ${errorText(result, read)}`,
-    );
-    return 1;
-  }
-  return 0;
-}
-
-async function runActivate(
-  params: ActivateParams,
-  p: ProsePaths,
-  config: ProseConfig,
-  url: string | null,
-  env: CliEnvironment,
-): Promise<number> {
-  if (url !== null) {
-    const rc = await delegateToBackend(
-      { action: "on", ...params },
-      { url, paths: p, config, now: env.now },
-    );
-    if (rc !== null) return rc;
-  }
-  const result = activate(params, { root: p.root, now: env.now, config });
-  return report("on", result, p.root, env.now);
-}
-
-function onParams(a: ParsedArgs): ActivateParams {
-  const params: ActivateParams = { ttl: parseOnTtl(a.positionals) };
-  const level = a.values.get("--level");
-  if (level !== undefined) {
-    if (level !== "minimal" && level !== "full") {
-      usageError("--level must be minimal or full", "level");
-    }
-    params.level = level;
-  }
-  const source = a.values.get("--source");
-  if (source !== undefined) {
-    if (!(SOURCES as readonly string[]).includes(source)) {
-      usageError("--source must be manual, auto-clarity or config", "source");
-    }
-    params.source = source as ProseSource;
-  }
-  const dur = a.values.get("--for");
-  if (dur !== undefined) params.for = dur;
-  if (params.ttl === undefined) delete params.ttl;
-  return params;
-}
-
-const HookInputSchema = z.looseObject({ prompt: z.string() });
-
-function readStdin(limit: number): { bytes: Uint8Array; truncated: boolean } {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const buf = new Uint8Array(16 * 1024);
-  while (total <= limit) {
-    let n: number | null;
-    try {
-      n = Deno.stdin.readSync(buf);
-    } catch (e) {
-      if ((e as { code?: string }).code === "EAGAIN") continue;
-      throw e;
-    }
-    if (n === null || n === 0) break;
-    chunks.push(buf.slice(0, n));
-    total += n;
-  }
-  const all = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return total > limit
-    ? { bytes: all.slice(0, limit), truncated: true }
-    : { bytes: all, truncated: false };
-}
-
-async function matchCommand(
-  a: ParsedArgs,
-  p: ProsePaths,
-  env: CliEnvironment,
-  local: boolean,
-): Promise<number> {
-  if (a.positionals.length > 0) usageError("match takes no operands; use --text");
-  const text = a.values.get("--text");
-  const hook = a.flags.has("--hook-input");
-  if (text !== undefined && hook) usageError("--text and --hook-input exclude each other");
-  const config = requiredConfig(p);
-  const url = a.flags.has("--activate") ? backendUrl(config, true, local) : null;
-  let input: string;
-  if (text !== undefined) input = text;
-  else {
-    const { bytes, truncated } = readStdin(MAX_MATCH_INPUT);
-    if (hook) {
-      if (truncated) {
-        writeOut("PROSE: match=no reason=input-too-large");
-        return 1;
-      }
-      let parsed: unknown;
-      try {
-        parsed = JSON.parse(new TextDecoder().decode(bytes));
-      } catch {
-        return usageError("--hook-input: stdin is not JSON", "prompt");
-      }
-      const hookInput = HookInputSchema.safeParse(parsed);
-      if (!hookInput.success) usageError("--hook-input: no string prompt field", "prompt");
-      input = hookInput.data.prompt;
-    } else {
-      // A truncated UTF-8 tail decodes to U+FFFD, which never forms a token.
-      input = new TextDecoder().decode(bytes);
-    }
-  }
-  const m = matchTrigger(input, config);
-  if (!m.enabled) {
-    writeOut("PROSE: match=no reason=trigger-disabled");
-    return 1;
-  }
-  if (!m.matched) {
-    writeOut("PROSE: match=no");
-    return 1;
-  }
-  writeOut(`PROSE: match=yes token=${renderValue(m.token ?? "", 40)}`);
-  if (!a.flags.has("--activate")) return 0;
-  return await runActivate({ source: "config" }, p, config, url, env);
-}
-
-async function statusCommand(
-  a: ParsedArgs,
-  p: ProsePaths,
-  env: CliEnvironment,
-  local: boolean,
-): Promise<number> {
-  if (a.positionals.length > 0) usageError("status takes no operands");
-  const { config, valid } = lenientConfig(p);
-  const url = backendUrl(config, valid, local);
-  const json = a.flags.has("--json");
-  if (url !== null) {
-    const rc = await delegateToBackend(
-      { action: "status", json },
-      { url, paths: p, config, now: env.now },
-    );
-    if (rc !== null) return rc;
-  }
-  const read = readProseFlag({ root: p.root, now: env.now });
-  if (json) writeOut(JSON.stringify(statusDocument(read, "filesystem", env.now)));
-  else writeOut(statusLine(read), statusSentence(read));
-  if (read.state === "invalid" || read.state === "unsafe") {
-    writeErr(
-      `PROSE-ERROR: code=${read.reason} ${reasonMessage(read.reason ?? "io-error", read.path)}`,
-    );
-    return 1;
-  }
-  return 0;
-}
-
-function noOperands(a: ParsedArgs): void {
-  if (a.positionals.length > 0) usageError(`${a.command} takes no operands`);
-}
-
-function consumeCommand(p: ProsePaths, env: CliEnvironment): number {
-  const r = consumeTurn({ root: p.root, now: env.now });
-  const result: OpResult = r.ok
-    ? {
-      ok: true,
-      result: r.outcome,
-      ...(r.outcome === "decremented" || r.outcome === "cleared"
-        ? { remaining: r.remaining ?? 0 }
-        : {}),
-    }
-    : r.reason === "conflict"
-    ? { ok: false, result: "conflict", reason: "conflict", message: r.message }
-    : { ok: false, result: "refused", reason: r.reason };
-  return report("consume", result, p.root, env.now);
+  if (result.ok) return 0;
+  const reason = result.reason ?? "io-error";
+  const message = result.message ??
+    (reason === "auto-clarity-disabled"
+      ? "auto-clarity activations are disabled (autoClarity.enabled in config.json)"
+      : reasonMessage(reason as ReasonCode, read.path));
+  writeErr(errorLine(reason, message));
+  return 1;
 }
 
 /**
- * Run the `prose` CLI with `args`; returns the exit code (or throws a `CtxkitError`).
- *
- * @example
- * ```ts ignore
- * import { proseMain } from "./cli.ts";
- * const rc = await proseMain(["status"], { scriptPath: "/abs/bin/prose.ts", now: Date.now() });
- * ```
+ * Print a status document: the JSON alone (`--json`), or the status line, the drift line (from a
+ * backend) and the sentence; an invalid or unsafe flag adds `problem` as an error line and rc 1.
  */
-export async function proseMain(args: readonly string[], env: CliEnvironment): Promise<number> {
-  const first = args.findIndex((arg) => !arg.startsWith("-"));
-  if (first >= 0 && args[first] === "serve" && args.slice(0, first).every((x) => x === "--local")) {
-    return await serveMain(args.slice(first + 1));
+function printStatus(doc: StatusDocument, json: boolean, url: string | null, problem: string) {
+  const out = json ? [JSON.stringify(doc)] : [statusLine(doc), statusSentence(doc)];
+  const err: string[] = [];
+  if (url !== null) {
+    if (!json) out.splice(1, 0, driftLine(doc));
+    // With --json, stdout must stay one JSON document: the via line goes to stderr.
+    (json ? err : out).unshift(viaLine(url));
   }
-  const a = parseArgs(args);
-  if (a.help) {
-    writeOut(USAGE);
-    return 0;
+  const rc = doc.state === "invalid" || doc.state === "unsafe" ? 1 : 0;
+  if (rc === 1) err.push(errorLine(doc.reason ?? doc.state, problem));
+  writeOut(...out);
+  writeErr(...err);
+  return rc;
+}
+
+/** A backend rejection (400, 403, 409, 413, 415): final, never retried locally. */
+function printRejection(url: string, action: string, r: Rejection): number {
+  const out = [viaLine(url)];
+  let err: string;
+  if (r.status === 409) {
+    const reason = r.reason ?? r.error;
+    out.push(
+      actionLine(action, { result: r.error === "conflict" ? "conflict" : "refused", reason }),
+    );
+    err = errorLine(reason, sanitize(r.message), r.field);
+  } else {
+    const message = `backend rejected the request (HTTP ${r.status}): ${sanitize(r.message)}`;
+    err = errorLine(r.error, message, r.field);
   }
-  const local = a.flags.has("--local");
-  if (a.command === "install-hooks") {
-    noOperands(a);
-    const script = env.scriptPath;
-    const configFlag = script.endsWith(".ts")
-      ? ["--config", script.replace(/\/bin\/[^/]+$/, "/deno.json")]
-      : ["--no-config"];
-    const r = installHooks({
-      repo: a.values.get("--repo") ?? Deno.cwd(),
-      dryRun: a.flags.has("--dry-run"),
-      remove: a.flags.has("--remove"),
-      command: [Deno.execPath(), "run", ...RUN_PERMISSIONS, ...configFlag, script, "block-end"],
-    });
-    writeOut(...r.lines);
-    writeErr(...r.errors);
-    return r.code;
-  }
-  const p = paths();
-  switch (a.command) {
-    case "on": {
-      const params = onParams(a);
-      const config = requiredConfig(p);
-      return await runActivate(params, p, config, backendUrl(config, true, local), env);
+  writeOut(...out);
+  writeErr(err);
+  return rejectionExitCode(r.status);
+}
+
+/**
+ * Run `request` through the backend at `url` when there is one; otherwise, or when it is
+ * unreachable (after the fallback line and warning), run `local` on the flag file. `sync` has
+ * nothing to do locally: an unreachable backend is a refusal.
+ */
+async function withBackend(
+  url: string | null,
+  request: ToggleRequest | { action: "status" },
+  json: boolean,
+  local: () => number,
+): Promise<number> {
+  if (url === null) return local();
+  let failed: Rejection | { kind: "fallback"; reason: FallbackReason };
+  if (request.action === "status") {
+    const answer = await callStatus(url);
+    if (answer.kind === "ok") {
+      const doc = answer.body;
+      return printStatus(doc, json, url, `${doc.flagPath}: the flag is ${doc.state}`);
     }
-    case "off": {
-      noOperands(a);
-      const { config, valid } = lenientConfig(p);
-      const url = backendUrl(config, valid, local);
-      if (url !== null) {
-        const rc = await delegateToBackend({ action: "off" }, {
-          url,
-          paths: p,
-          config,
-          now: env.now,
-        });
-        if (rc !== null) return rc;
-      }
-      return report("off", deactivate({ root: p.root, now: env.now }), p.root, env.now);
-    }
-    case "level": {
-      if (a.positionals.length !== 1) usageError("usage: prose level off|minimal|full", "level");
-      const level = a.positionals[0];
-      if (!(LEVELS as readonly string[]).includes(level)) {
-        usageError("level must be off, minimal or full", "level");
-      }
-      const { config, valid } = lenientConfig(p);
-      const url = backendUrl(config, valid, local);
-      if (url !== null) {
-        const rc = await delegateToBackend(
-          { action: "level", level: level as ProseLevel },
-          { url, paths: p, config, now: env.now },
-        );
-        if (rc !== null) return rc;
-      }
-      const result = setLevel(level as ProseLevel, { root: p.root, now: env.now, config });
-      return report("level", result, p.root, env.now);
-    }
-    case "status":
-      return await statusCommand(a, p, env, local);
-    case "consume":
-      noOperands(a);
-      return consumeCommand(p, env);
-    case "block-end":
-      noOperands(a);
-      return report("block-end", endBlock({ root: p.root, now: env.now }), p.root, env.now);
-    case "session-end":
-      noOperands(a);
-      return report("session-end", endSession({ root: p.root, now: env.now }), p.root, env.now);
-    case "match":
-      return await matchCommand(a, p, env, local);
-    case "sync": {
-      noOperands(a);
-      const { config, valid } = lenientConfig(p);
-      const url = backendUrl(config, valid, local);
-      if (url !== null) {
-        const rc = await delegateToBackend({ action: "sync" }, {
-          url,
-          paths: p,
-          config,
-          now: env.now,
-        });
-        if (rc !== null) return rc;
-      }
-      writeOut("PROSE: action=sync result=refused reason=no-backend");
-      writeErr(
-        "PROSE-ERROR: code=no-backend sync needs a backend (CELLM_WORKER_URL or backend.url, without --local)",
+    failed = answer;
+  } else {
+    const answer = await callToggle(url, request);
+    if (answer.kind === "ok") {
+      writeOut(
+        viaLine(url),
+        actionLine(request.action, answer.body),
+        statusLine(answer.body.status),
       );
+      return 0;
+    }
+    failed = answer;
+  }
+  if (failed.kind === "rejected") return printRejection(url, request.action, failed);
+  const line = fallbackLine(url, failed.reason);
+  if (request.action === "sync") {
+    writeOut(line, actionLine("sync", { result: "refused", reason: "backend-unreachable" }));
+    writeErr(
+      errorLine("backend-unreachable", "the mirror lives in the backend; start `prose serve`"),
+    );
+    return 1;
+  }
+  if (json) writeErr(line, FALLBACK_WARNING);
+  else {
+    writeOut(line);
+    writeErr(FALLBACK_WARNING);
+  }
+  return local();
+}
+
+// --- commands ---------------------------------------------------------------------------------
+
+/** `on`, `off`, `level`: through the backend when there is one, else on the flag file. */
+function toggle(
+  request: Exclude<ToggleRequest, { action: "sync" }>,
+  config: ProseConfig,
+  url: string | null,
+  opts: RunOptions,
+): Promise<number> {
+  return withBackend(url, request, false, () => {
+    return report(request.action, applyToggle(request, { ...opts, config }), opts);
+  });
+}
+
+/** The `prompt` of a `UserPromptSubmit` hook input. */
+function hookPrompt(bytes: Uint8Array): string {
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(new TextDecoder().decode(bytes));
+  } catch {
+    throw new ProseError("usage", text`--hook-input: stdin is not JSON`, { field: "prompt" });
+  }
+  const input = HookInputSchema.safeParse(parsed);
+  if (!input.success) {
+    throw new ProseError("usage", text`--hook-input: no string prompt field`, { field: "prompt" });
+  }
+  return input.data.prompt;
+}
+
+async function match(
+  cmd: Extract<Invocation, { command: "match" }>,
+  paths: ProsePaths,
+  opts: RunOptions,
+): Promise<number> {
+  const config = requiredConfig(paths);
+  const url = cmd.activate ? backendUrl(config, true, cmd.local) : null;
+  let input: string;
+  if (cmd.text !== undefined) input = cmd.text;
+  else {
+    const { bytes, truncated } = await readCapped(Deno.stdin.readable, MAX_MATCH_INPUT);
+    if (cmd.hookInput && truncated) {
+      writeOut("PROSE: match=no reason=input-too-large");
       return 1;
     }
+    // A truncated UTF-8 tail of plain text decodes to U+FFFD, which never forms a token.
+    input = cmd.hookInput ? hookPrompt(bytes) : new TextDecoder().decode(bytes);
   }
-  return usageError(`unknown command ${a.command}`);
+  const m = matchTrigger(input, config);
+  if (!m.enabled || !m.matched) {
+    writeOut(m.enabled ? "PROSE: match=no" : "PROSE: match=no reason=trigger-disabled");
+    return 1;
+  }
+  writeOut(`PROSE: match=yes token=${renderValue(m.token ?? "", 40)}`);
+  return cmd.activate ? await toggle({ action: "on", source: "config" }, config, url, opts) : 0;
+}
+
+function hooks(cmd: Extract<Invocation, { command: "install-hooks" }>, script: string): number {
+  // A source install resolves its npm imports through the repository's deno.json.
+  const configFlag = script.endsWith(".ts")
+    ? ["--config", script.replace(/\/bin\/[^/]+$/, "/deno.json")]
+    : ["--no-config"];
+  const outcomes = installHooks({
+    repo: cmd.repo ?? Deno.cwd(),
+    dryRun: cmd.dryRun,
+    remove: cmd.remove,
+    command: [Deno.execPath(), "run", ...RUN_PERMISSIONS, ...configFlag, script, "block-end"],
+  });
+  writeOut(...outcomes.map((o) => {
+    const reason = o.result === "refused" ? ` reason=${o.reason}` : "";
+    return `PROSE: hook=${o.name} result=${o.result}${reason} path=${renderValue(o.path)}`;
+  }));
+  writeErr(
+    ...outcomes.flatMap((o) =>
+      o.hint === undefined
+        ? []
+        : [errorLine(o.reason ?? "io-error", `${sanitize(o.path)}: ${o.hint}`)]
+    ),
+  );
+  return outcomes.some((o) => o.result === "refused") ? 1 : 0;
+}
+
+async function serve(cmd: Extract<Invocation, { command: "serve" }>): Promise<number> {
+  // Loaded here only: node:sqlite and the server never slow down the hook commands.
+  const server = await import("./server.ts");
+  const paths = resolvePaths();
+  const config = loadConfig();
+  if (!config.ok) throw configError(config);
+  const port = server.resolvePort({
+    flag: cmd.port,
+    env: Deno.env.get("CELLM_WORKER_PORT"),
+    workerJson: () => server.readWorkerJson(paths.workerJson),
+  });
+  if (port.warning !== undefined) writeErr(`PROSE-WARN: ${port.warning}`);
+  // Listen for signals before the listening line: a supervisor may signal as soon as it reads it.
+  const stop = server.watchSignals();
+  let running;
+  try {
+    const dbPath = cmd.db === undefined
+      ? server.defaultDbPath(paths)
+      : normalizeLexical(cmd.db, Deno.cwd());
+    running = await server.startProseServer({ port: port.port, dbPath });
+  } catch (e) {
+    stop.cancel();
+    throw e;
+  }
+  writeOut(`PROSE: serve listening=${running.url} db=${renderValue(running.dbPath)}`);
+  const signal = await stop.signal;
+  await running.shutdown();
+  writeOut(`PROSE: serve stopped signal=${signal}`);
+  return 0;
+}
+
+/**
+ * Run the `prose` CLI with `args`; returns the exit code or throws a `CtxkitError` (formatted by
+ * {@linkcode proseErrorFormat}).
+ */
+export async function proseMain(args: readonly string[], env: CliEnvironment): Promise<number> {
+  const now = clockNow();
+  const cmd = parseCommandLine(args);
+  switch (cmd.command) {
+    case "help":
+      writeOut(cmd.text);
+      return 0;
+    case "serve":
+      return await serve(cmd);
+    case "install-hooks":
+      return hooks(cmd, env.scriptPath);
+  }
+  const paths = resolvePaths();
+  const opts: RunOptions = { root: paths.root, now };
+  switch (cmd.command) {
+    case "on": {
+      const config = requiredConfig(paths);
+      const url = backendUrl(config, true, cmd.local);
+      return await toggle({ action: "on", ...cmd.params }, config, url, opts);
+    }
+    case "match":
+      return await match(cmd, paths, opts);
+    case "consume":
+      return report("consume", consume(opts), opts);
+    case "block-end":
+      return report("block-end", endBlock(opts), opts);
+    case "session-end":
+      return report("session-end", endSession(opts), opts);
+  }
+  const { config, valid } = lenientConfig(paths);
+  const url = backendUrl(config, valid, cmd.local);
+  switch (cmd.command) {
+    case "off":
+      return await toggle({ action: "off" }, config, url, opts);
+    case "level":
+      return await toggle({ action: "level", level: cmd.level }, config, url, opts);
+    case "status": {
+      return await withBackend(url, { action: "status" }, cmd.json, () => {
+        const read = readProseFlag(opts);
+        const problem = reasonMessage(read.reason ?? "io-error", read.path);
+        return printStatus(statusDocument(read, "filesystem", now), cmd.json, null, problem);
+      });
+    }
+    case "sync":
+      return await withBackend(url, { action: "sync" }, false, () => {
+        writeOut(actionLine("sync", { result: "refused", reason: "no-backend" }));
+        writeErr(
+          errorLine(
+            "no-backend",
+            "sync needs a backend (CELLM_WORKER_URL or backend.url, without --local)",
+          ),
+        );
+        return 1;
+      });
+  }
 }

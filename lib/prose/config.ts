@@ -1,29 +1,23 @@
 /**
- * The prose config `D/config.json` (spec §4): JSONC, strict, every field defaulted. An invalid
- * config never crashes: {@linkcode loadConfig} names the field and callers decide to fail closed.
+ * The prose config `D/config.json` (`references/prose.md#config`): JSONC, strict, every field
+ * defaulted, and the natural-language trigger it configures. An invalid config never crashes:
+ * {@linkcode loadConfig} names the field and callers decide to fail closed.
  *
  * @module
  */
 
-import { readFileSync, statSync } from "node:fs";
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
 import { z } from "zod";
-import { isPermissionError } from "../exit.ts";
-import {
-  MAX_AUTO_CLARITY_MS,
-  MAX_AUTO_CLARITY_TURNS,
-  MAX_TURNS,
-  type ParseSchema,
-  TTL_UNITS,
-  type TtlUnit,
-} from "./schema.ts";
-import { type ProseOptions, resolvePaths } from "./paths.ts";
-import { sanitize } from "./sanitize.ts";
+import { errorCode, rethrowPermission } from "../_fs/errors.ts";
+import { ReadRefusedError, readRegular } from "../_fs/read.ts";
+import { MAX_AUTO_CLARITY_MS, MAX_AUTO_CLARITY_TURNS, MAX_TURNS, TTL_UNITS } from "./schema.ts";
+import { type ProseOptions, resolvePaths } from "./flag.ts";
+import { sanitize, TOKEN_MAX } from "./sanitize.ts";
 
 /** The built-in multilingual trigger (opt-in through `trigger.enabled`). */
-export const DEFAULT_TRIGGER_PATTERN = "prose|prosa|plain|normal mode|modo normal|普通|普通模式";
+const DEFAULT_TRIGGER_PATTERN = "prose|prosa|plain|normal mode|modo normal|普通|普通模式";
 /** Largest config file in bytes. */
-export const MAX_CONFIG_BYTES = 64 * 1024;
+const MAX_CONFIG_BYTES = 64 * 1024;
 
 const DURATION = /^([1-9][0-9]{0,5})(s|m|h|d)$/;
 const UNIT_MS = { s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 } as const;
@@ -33,13 +27,6 @@ const MAX_DURATION_MS = 30 * 86_400_000;
 
 /**
  * Milliseconds of a duration (`^[1-9][0-9]{0,5}(s|m|h|d)$`, 1 s–30 d), or `null` when invalid.
- *
- * @example
- * ```ts
- * import { parseDuration } from "./config.ts";
- * parseDuration("15m"); // 900000
- * parseDuration("31d"); // null
- * ```
  */
 export function parseDuration(text: string): number | null {
   const m = DURATION.exec(text);
@@ -51,15 +38,8 @@ export function parseDuration(text: string): number | null {
 const LOOPBACK_HOSTS = new Set(["127.0.0.1", "localhost", "[::1]"]);
 
 /**
- * The origin of a backend URL when it follows §9 (`http://` on 127.0.0.1, localhost or [::1], no
- * path, query or credentials), else `null`.
- *
- * @example
- * ```ts
- * import { loopbackOrigin } from "./config.ts";
- * loopbackOrigin("http://127.0.0.1:31415"); // "http://127.0.0.1:31415"
- * loopbackOrigin("http://10.0.0.5:31415"); // null
- * ```
+ * The origin of a backend URL when it is loopback-only (`http://` on 127.0.0.1, localhost or
+ * [::1], no path, query or credentials; `references/prose.md#cli-delegation`), else `null`.
  */
 export function loopbackOrigin(text: string): string | null {
   let url: URL;
@@ -89,50 +69,11 @@ const Duration = z.string().refine((s) => parseDuration(s) !== null, {
   message: "must be a duration like 90s, 15m, 12h or 7d (1s to 30d)",
 });
 
-/** A loaded config with every default applied (spec §4). */
-export interface ProseConfig {
-  /** Editor schema hint; ignored. */
-  $schema?: string;
-  /** Default activation level. */
-  level: "minimal" | "full";
-  /** Default TTL unit. */
-  ttl: TtlUnit;
-  /** Default responses for `turn`. */
-  turns: number;
-  /** Cap of `session` flags without `--for` (a duration), or `null` for none. */
-  sessionCap: string | null;
-  /** The natural-language trigger (opt-in). */
-  trigger: {
-    /** Whether `match` may match at all. */
-    enabled: boolean;
-    /** Add the `i` flag. */
-    caseInsensitive: boolean;
-    /** The regex source (compiled with `u`). */
-    pattern: string;
-  };
-  /** Short overrides activated by safety warnings or ambiguity. */
-  autoClarity: {
-    /** Whether auto-clarity activations are accepted. */
-    enabled: boolean;
-    /** Their level. */
-    level: "minimal" | "full";
-    /** Their responses (1–10). */
-    turns: number;
-    /** Their cap (a duration ≤ 1h). */
-    for: string;
-  };
-  /** The optional loopback backend. */
-  backend: {
-    /** Its origin, or `null` for filesystem only. */
-    url: string | null;
-  };
-}
-
 /**
  * The strict config schema with its defaults. Unknown keys are errors, except a top-level
  * `$schema`.
  */
-export const ProseConfigZod = z.strictObject({
+export const ProseConfigSchema = z.strictObject({
   $schema: z.string().optional(),
   level: z.enum(["minimal", "full"]).default("full"),
   ttl: z.enum(TTL_UNITS).default("block"),
@@ -160,20 +101,18 @@ export const ProseConfigZod = z.strictObject({
   }).prefault({}),
 });
 
-const _configShape: z.ZodType<ProseConfig> = ProseConfigZod;
-
-/** The strict config schema with its defaults (the zod schema, typed for the public API). */
-export const ProseConfigSchema: ParseSchema<ProseConfig> = ProseConfigZod;
+/** A loaded config with every default applied. */
+export type ProseConfig = z.output<typeof ProseConfigSchema>;
 
 /** The built-in defaults (what a missing or blank config means). */
 export function defaultConfig(): ProseConfig {
-  return ProseConfigZod.parse({});
+  return ProseConfigSchema.parse({});
 }
 
 /** Outcome of {@linkcode loadConfig}: the config, or the faulty field and a one-line message. */
 export type ConfigResult =
-  | { ok: true; config: ProseConfig; path: string }
-  | { ok: false; field: string; message: string; path: string };
+  | { ok: true; config: ProseConfig }
+  | { ok: false; field: string; message: string };
 
 function lineColumn(text: string, offset: number): string {
   const before = text.slice(0, offset);
@@ -184,18 +123,11 @@ function lineColumn(text: string, offset: number): string {
 
 /**
  * Parse config text (JSONC: comments and trailing commas allowed). Blank text means defaults.
- *
- * @example
- * ```ts
- * import { parseConfigText } from "./config.ts";
- * const r = parseConfigText('{ "level": "minimal", } // trailing comma ok', "config.json");
- * r.ok && r.config.level; // "minimal"
- * ```
  */
 export function parseConfigText(text: string, path: string): ConfigResult {
   const shown = sanitize(path);
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
-  if (body.trim() === "") return { ok: true, config: defaultConfig(), path };
+  if (body.trim() === "") return { ok: true, config: defaultConfig() };
   const errors: ParseError[] = [];
   const value: unknown = parse(body, errors, { allowTrailingComma: true, disallowComments: false });
   if (errors.length > 0) {
@@ -204,11 +136,10 @@ export function parseConfigText(text: string, path: string): ConfigResult {
       ok: false,
       field: "(syntax)",
       message: `${shown}:${lineColumn(body, e.offset)}: ${printParseErrorCode(e.error)}`,
-      path,
     };
   }
-  const parsed = ProseConfigZod.safeParse(value);
-  if (parsed.success) return { ok: true, config: parsed.data, path };
+  const parsed = ProseConfigSchema.safeParse(value);
+  if (parsed.success) return { ok: true, config: parsed.data };
   const issue = parsed.error.issues[0];
   const parts = issue.path.map((p) => sanitize(String(p), 64));
   let message = sanitize(issue.message);
@@ -220,42 +151,94 @@ export function parseConfigText(text: string, path: string): ConfigResult {
     ok: false,
     field: parts.length === 0 ? "(root)" : parts.join("."),
     message: `${shown}: ${message}`,
-    path,
   };
 }
 
 /**
  * Load `D/config.json` (it may be a symlink; at most 64 KiB). Missing or blank means defaults.
  * Never throws on filesystem state.
- *
- * @example
- * ```ts ignore
- * import { loadConfig } from "./mod.ts";
- * const r = loadConfig();
- * if (!r.ok) console.error(`config field ${r.field}: ${r.message}`);
- * ```
  */
 export function loadConfig(opts: ProseOptions = {}): ConfigResult {
   const path = resolvePaths(opts).config;
-  const shown = sanitize(path);
+  const failed = (why: string): ConfigResult => ({
+    ok: false,
+    field: "(file)",
+    message: `${sanitize(path)}: ${why}`,
+  });
+  let bytes: Uint8Array;
+  try {
+    bytes = readRegular(path, { maxBytes: MAX_CONFIG_BYTES });
+  } catch (e) {
+    rethrowPermission(e);
+    if (e instanceof ReadRefusedError) {
+      if (e.refusal === "too-large") return failed("larger than 64 KiB");
+      return failed(e.refusal === "not-regular" ? "not a file" : "cannot be read (changed)");
+    }
+    const code = errorCode(e);
+    if (code === "ENOENT") return { ok: true, config: defaultConfig() };
+    return failed(`cannot be read (${code ?? "error"})`);
+  }
   let text: string;
   try {
-    const st = statSync(path);
-    if (!st.isFile()) return { ok: false, field: "(file)", message: `${shown}: not a file`, path };
-    if (st.size > MAX_CONFIG_BYTES) {
-      return { ok: false, field: "(file)", message: `${shown}: larger than 64 KiB`, path };
-    }
-    const bytes = readFileSync(path);
-    if (bytes.length > MAX_CONFIG_BYTES) {
-      return { ok: false, field: "(file)", message: `${shown}: larger than 64 KiB`, path };
-    }
     text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
-  } catch (e) {
-    if (isPermissionError(e)) throw e;
-    const code = (e as { code?: string } | null)?.code;
-    if (code === "ENOENT") return { ok: true, config: defaultConfig(), path };
-    const why = e instanceof TypeError ? "not valid UTF-8" : `cannot be read (${code ?? "error"})`;
-    return { ok: false, field: "(file)", message: `${shown}: ${why}`, path };
+  } catch {
+    return failed("not valid UTF-8");
   }
   return parseConfigText(text, path);
+}
+
+/** Outcome of {@linkcode matchTrigger}; `token` is sanitized and at most 40 code points. */
+export interface TriggerMatch {
+  /** False when `trigger.enabled` is off (nothing is matched then). */
+  enabled: boolean;
+  /** True when a whole-token match was found. */
+  matched: boolean;
+  /** The matched text, sanitized and clamped, or `null`. */
+  token: string | null;
+}
+
+// A token boundary fails on a Latin letter, a digit or `_` next to the match.
+const WORD = /[\p{Script=Latin}0-9_]/u;
+
+function codePointBefore(text: string, index: number): string {
+  if (index === 0) return "";
+  const low = text.charCodeAt(index - 1);
+  if (index >= 2 && low >= 0xdc00 && low <= 0xdfff) return text.slice(index - 2, index);
+  return text[index - 1];
+}
+
+function codePointAt(text: string, index: number): string {
+  const cp = text.codePointAt(index);
+  return cp === undefined ? "" : String.fromCodePoint(cp);
+}
+
+/**
+ * Find the first whole-token match of the configured trigger in `text` (regex with the `u` flag,
+ * plus `i` when `caseInsensitive`), so "prosecutor" or "explain" never switch the override on
+ * (`references/prose.md#trigger`). Throws `TypeError` when the pattern does not compile (a config
+ * from {@linkcode loadConfig} always compiles).
+ */
+export function matchTrigger(text: string, config: ProseConfig = defaultConfig()): TriggerMatch {
+  if (!config.trigger.enabled) return { enabled: false, matched: false, token: null };
+  let re: RegExp;
+  try {
+    re = new RegExp(config.trigger.pattern, config.trigger.caseInsensitive ? "gui" : "gu");
+  } catch (e) {
+    throw new TypeError(`trigger.pattern does not compile: ${(e as Error).message}`);
+  }
+  for (let start = 0; start <= text.length;) {
+    re.lastIndex = start;
+    const m = re.exec(text);
+    if (m === null) break;
+    const end = m.index + m[0].length;
+    if (
+      m[0].length > 0 && !WORD.test(codePointBefore(text, m.index)) &&
+      !WORD.test(codePointAt(text, end))
+    ) {
+      return { enabled: true, matched: true, token: sanitize(m[0], TOKEN_MAX) };
+    }
+    // Retry from the next position: another alternative may match there on a token boundary.
+    start = m.index + 1;
+  }
+  return { enabled: true, matched: false, token: null };
 }

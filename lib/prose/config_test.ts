@@ -6,8 +6,10 @@ import {
   defaultConfig,
   loadConfig,
   loopbackOrigin,
+  matchTrigger,
   parseConfigText,
   parseDuration,
+  type ProseConfig,
 } from "./config.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
@@ -102,4 +104,54 @@ Deno.test("loadConfig: missing → defaults, symlink allowed, oversize and direc
   writeFileSync(join(r2, "prose", "config.json"), " ".repeat(65 * 1024));
   const big = loadConfig({ root: r2 });
   assert.equal(!big.ok && big.field, "(file)");
+  assert.equal(!big.ok && big.message, `${join(r2, "prose", "config.json")}: larger than 64 KiB`);
+  const r3 = makeTempDir("prose-cfg-");
+  mkdirSync(join(r3, "prose", "config.json"), { recursive: true });
+  const dir = loadConfig({ root: r3 });
+  assert.equal(!dir.ok && dir.message, `${join(r3, "prose", "config.json")}: not a file`);
+  writeFileSync(join(r, "real.json"), new Uint8Array([0x7b, 0xff, 0x7d]));
+  const bad = loadConfig({ root: r });
+  assert.equal(!bad.ok && bad.message, `${join(r, "prose", "config.json")}: not valid UTF-8`);
+  // A dangling link is a missing config: defaults.
+  Deno.removeSync(join(r, "real.json"));
+  assert.equal(loadConfig({ root: r }).ok, true);
+});
+
+function enabled(patch: Partial<ProseConfig["trigger"]> = {}): ProseConfig {
+  const c = defaultConfig();
+  return { ...c, trigger: { ...c.trigger, enabled: true, ...patch } };
+}
+
+Deno.test("disabled trigger never matches", () => {
+  assert.deepEqual(matchTrigger("prose please"), { enabled: false, matched: false, token: null });
+});
+
+Deno.test("whole tokens only, multilingual", () => {
+  const c = enabled();
+  for (
+    const no of [
+      "explain this",
+      "prosecutor",
+      "the prosaic text",
+      "plainly",
+      "xprose",
+      "prose_x",
+      "prose2",
+    ]
+  ) {
+    assert.equal(matchTrigger(no, c).matched, false, no);
+  }
+  assert.equal(matchTrigger("prosa", c).token, "prosa");
+  assert.equal(matchTrigger("Modo normal, por favor", c).token, "Modo normal");
+  assert.equal(matchTrigger("用普通模式回答", c).token, "普通");
+  assert.equal(matchTrigger("prosecutor says: plain!", c).token, "plain");
+  assert.equal(matchTrigger("(prose)", c).token, "prose");
+  assert.equal(matchTrigger("PROSE", enabled({ caseInsensitive: false })).matched, false);
+  assert.equal(matchTrigger("PROSE", c).token, "PROSE");
+});
+
+Deno.test("tokens are sanitized and clamped to 40 code points", () => {
+  const c = enabled({ pattern: "a[\\s\\S]*z" });
+  const m = matchTrigger("a\x1b[31m" + "b".repeat(60) + "z", c);
+  assert.equal(m.token, "a" + "b".repeat(39) + "…");
 });

@@ -1,25 +1,28 @@
 /**
- * `prose install-hooks` (spec §6): a managed block in git's `post-commit` and `pre-push` hooks that
- * runs `prose block-end`. The block goes right after the shebang (an earlier `exit` or `exec` could
- * skip an appended one), never reads stdin and never fails the hook, so git is never blocked and an
- * existing hook keeps its behaviour. Unknown hook formats are refused, never clobbered.
+ * `prose install-hooks` (`references/prose.md#git-hooks`): a managed block in git's `post-commit`
+ * and `pre-push` hooks that runs `prose block-end`. The block goes right after the shebang (an
+ * earlier `exit` or `exec` could skip an appended one), never reads stdin and never fails the hook,
+ * so git is never blocked and an existing hook keeps its behaviour. Unknown hook formats are
+ * refused, never clobbered. Planning is pure ({@linkcode planInstall}, {@linkcode planRemove});
+ * {@linkcode installHooks} applies the plans.
  *
  * @module
  */
 
-import { lstatSync, mkdirSync, readFileSync, type Stats, unlinkSync } from "node:fs";
-import { basename, join, resolve } from "node:path";
-import { CtxkitError, isPermissionError } from "../exit.ts";
+import { text } from "../text.ts";
 import { runGit } from "../git.ts";
-import { writeExclusive } from "./flag_io.ts";
-import { renderValue, sanitize } from "./sanitize.ts";
+import { basename, joinRoot, normalizeLexical } from "../paths.ts";
+import { errorCode, rethrowPermission } from "../_fs/errors.ts";
+import { readRegular } from "../_fs/read.ts";
+import { writeFileAtomic } from "../_fs/write.ts";
+import { ProseError } from "./errors.ts";
 
 /** First line of the managed block. */
 export const BLOCK_BEGIN = "# >>> ctxkit prose >>>";
 /** Last line of the managed block. */
 export const BLOCK_END = "# <<< ctxkit prose <<<";
 /** The hooks that get the block. */
-export const HOOK_NAMES = ["post-commit", "pre-push"] as const;
+const HOOK_NAMES = ["post-commit", "pre-push"] as const;
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh"]);
 const WOULD: Partial<Record<string, string>> = {
   created: "would-create",
@@ -60,11 +63,6 @@ export function blockCommandLine(command: readonly string[]): string {
   return `${command.map(shellQuote).join(" ")} </dev/null >/dev/null 2>&1 || true`;
 }
 
-/** The block's lines (without newlines). */
-export function blockLines(command: readonly string[]): string[] {
-  return [BLOCK_BEGIN, blockCommandLine(command), BLOCK_END];
-}
-
 /** True when the first line is a shebang of sh, bash, dash, zsh or ksh (directly or via env). */
 export function isShellShebang(firstLine: string): boolean {
   const m = /^#!\s*(\S+)(.*)$/.exec(firstLine);
@@ -90,15 +88,9 @@ function markers(lines: string[]): { begin: number[]; end: number[] } {
 
 /**
  * Plan the install for a hook whose current content is `existing` (`null` when there is none).
- *
- * @example
- * ```ts
- * import { planInstall } from "./hooks.ts";
- * planInstall("#!/usr/bin/python3\nprint(1)\n", ["prose", "block-end"]).reason; // "not-shell"
- * ```
  */
 export function planInstall(existing: string | null, command: readonly string[]): HookPlan {
-  const block = blockLines(command);
+  const block = [BLOCK_BEGIN, blockCommandLine(command), BLOCK_END];
   if (existing === null) return { result: "created", content: `#!/bin/sh\n${block.join("\n")}\n` };
   const lines = existing.split("\n");
   const { begin, end } = markers(lines);
@@ -130,9 +122,9 @@ export function planRemove(existing: string | null): HookPlan {
 
 /** Options of {@linkcode installHooks}. */
 export interface InstallHooksOptions {
-  /** The repository (default: the current directory). */
+  /** The repository. */
   repo: string;
-  /** Print `would-*` results and change nothing. */
+  /** Report `would-*` results and change nothing. */
   dryRun: boolean;
   /** Remove the block instead of installing it. */
   remove: boolean;
@@ -140,25 +132,26 @@ export interface InstallHooksOptions {
   command: readonly string[];
 }
 
-/** One output line per hook and the exit code (1 when any hook was refused). */
-export interface InstallHooksReport {
-  /** `PROSE: hook=<name> result=<r> [reason=<code>] path=<p>` lines. */
-  lines: string[];
-  /** `PROSE-ERROR`/`PROSE-WARN` lines for stderr. */
-  errors: string[];
-  /** 0, or 1 when a hook was refused or could not be written. */
-  code: number;
+/** What happened (or would happen) to one hook. */
+export interface HookOutcome {
+  /** `post-commit` or `pre-push`. */
+  name: string;
+  /** The hook's path. */
+  path: string;
+  /** The result word (`would-create`… with `dryRun`). */
+  result: string;
+  /** Why it was refused. */
+  reason?: string;
+  /** What to check, for the error line of a refusal (none for a failed deletion). */
+  hint?: string;
 }
 
 function hooksDirectory(repo: string): string {
   const r = runGit(["rev-parse", "--git-path", "hooks"], repo);
   if (r.status !== 0) {
-    throw new CtxkitError(
-      2,
-      `PROSE-ERROR: code=usage ${sanitize(repo)}: not inside a git repository (install-hooks)`,
-    );
+    throw new ProseError("usage", text`${repo}: not inside a git repository (install-hooks)`);
   }
-  return resolve(repo, r.stdout.replace(/\n$/, ""));
+  return normalizeLexical(r.stdout.replace(/\n$/, ""), normalizeLexical(repo, Deno.cwd()));
 }
 
 type Existing =
@@ -167,87 +160,80 @@ type Existing =
   | { kind: "bad"; reason: string };
 
 function readHook(path: string): Existing {
-  let st: Stats;
+  let st: Deno.FileInfo;
   try {
-    st = lstatSync(path);
+    st = Deno.lstatSync(path);
   } catch (e) {
-    if (isPermissionError(e)) throw e;
-    return (e as { code?: string }).code === "ENOENT"
-      ? { kind: "none" }
-      : { kind: "bad", reason: "io-error" };
+    rethrowPermission(e);
+    return errorCode(e) === "ENOENT" ? { kind: "none" } : { kind: "bad", reason: "io-error" };
   }
-  if (st.isSymbolicLink()) return { kind: "bad", reason: "symlink" };
-  if (!st.isFile()) return { kind: "bad", reason: "not-regular-file" };
+  if (st.isSymlink) return { kind: "bad", reason: "symlink" };
+  if (!st.isFile) return { kind: "bad", reason: "not-regular-file" };
   try {
-    return { kind: "file", content: readFileSync(path, "utf8"), mode: st.mode & 0o7777 };
+    // ignoreBOM keeps a BOM as text, so removing the block gives back the exact bytes.
+    const bytes = readRegular(path, { follow: false });
+    const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+    return { kind: "file", content, mode: (st.mode ?? 0o755) & 0o7777 };
   } catch (e) {
-    if (isPermissionError(e)) throw e;
+    rethrowPermission(e);
     return { kind: "bad", reason: "io-error" };
+  }
+}
+
+function refusalHint(reason: string | undefined, command: readonly string[]): string {
+  if (reason === "not-shell") {
+    return `not a sh/bash/dash/zsh/ksh script; add this line after its first line by hand: ${
+      blockCommandLine(command)
+    }`;
+  }
+  return reason === "corrupt-block"
+    ? "the ctxkit prose markers are unbalanced or duplicated; fix them by hand"
+    : "refusing to touch it";
+}
+
+/** Apply one hook's plan; the outcome says what was done. */
+function applyPlan(dir: string, path: string, plan: HookPlan, existing: Existing): HookPlan & {
+  hint?: string;
+} {
+  try {
+    if (plan.result === "deleted") {
+      Deno.removeSync(path);
+    } else if (plan.content !== undefined) {
+      Deno.mkdirSync(dir, { recursive: true, mode: 0o755 });
+      const mode = existing.kind === "file" ? existing.mode : 0o755;
+      writeFileAtomic(path, plan.content, { mode, exactMode: true });
+    }
+    return plan;
+  } catch (e) {
+    rethrowPermission(e);
+    const failed = { result: "refused" as const, reason: "io-error" };
+    return plan.result === "deleted" ? failed : { ...failed, hint: "cannot write the hook" };
   }
 }
 
 /**
  * Install (or with `remove`, uninstall) the managed block in `post-commit` and `pre-push` of the
  * hooks directory git uses (`git rev-parse --git-path hooks`, honouring `core.hooksPath`). Throws
- * a `CtxkitError` (exit 2) outside a repository.
+ * a usage {@linkcode ProseError} outside a repository.
  */
-export function installHooks(options: InstallHooksOptions): InstallHooksReport {
+export function installHooks(options: InstallHooksOptions): HookOutcome[] {
   const dir = hooksDirectory(options.repo);
-  const report: InstallHooksReport = { lines: [], errors: [], code: 0 };
-  for (const name of HOOK_NAMES) {
-    const path = join(dir, name);
+  return HOOK_NAMES.map((name) => {
+    const path = joinRoot(dir, name);
     const existing = readHook(path);
-    let plan: HookPlan;
+    let plan: HookPlan & { hint?: string };
     if (existing.kind === "bad") plan = { result: "refused", reason: existing.reason };
     else {
       const content = existing.kind === "file" ? existing.content : null;
       plan = options.remove ? planRemove(content) : planInstall(content, options.command);
     }
-    let word: string = plan.result;
-    const shown = renderValue(path);
     if (plan.result === "refused") {
-      report.code = 1;
-      const hint = plan.reason === "not-shell"
-        ? `not a sh/bash/dash/zsh/ksh script; add this line after its first line by hand: ${
-          blockCommandLine(options.command)
-        }`
-        : plan.reason === "corrupt-block"
-        ? "the ctxkit prose markers are unbalanced or duplicated; fix them by hand"
-        : "refusing to touch it";
-      report.errors.push(`PROSE-ERROR: code=${plan.reason} ${sanitize(path)}: ${hint}`);
-    } else if (options.dryRun) {
-      word = WOULD[plan.result] ?? plan.result;
-    } else if (plan.result === "deleted") {
-      try {
-        unlinkSync(path);
-      } catch (e) {
-        if (isPermissionError(e)) throw e;
-        word = "refused";
-        plan.reason = "io-error";
-        report.code = 1;
-      }
-    } else if (plan.content !== undefined) {
-      const mode = existing.kind === "file" ? existing.mode : 0o755;
-      let ok = true;
-      try {
-        mkdirSync(dir, { recursive: true, mode: 0o755 });
-      } catch (e) {
-        if (isPermissionError(e)) throw e;
-        ok = false;
-      }
-      if (ok) {
-        const bytes = new TextEncoder().encode(plan.content);
-        ok = writeExclusive(dir, name, `.${name}.ctxkit-tmp-`, bytes, mode).ok;
-      }
-      if (!ok) {
-        word = "refused";
-        plan.reason = "io-error";
-        report.code = 1;
-        report.errors.push(`PROSE-ERROR: code=io-error ${sanitize(path)}: cannot write the hook`);
-      }
-    }
-    const reason = word === "refused" ? ` reason=${plan.reason}` : "";
-    report.lines.push(`PROSE: hook=${name} result=${word}${reason} path=${shown}`);
-  }
-  return report;
+      plan = { ...plan, hint: refusalHint(plan.reason, options.command) };
+    } else if (!options.dryRun) plan = applyPlan(dir, path, plan, existing);
+    const result = options.dryRun ? WOULD[plan.result] ?? plan.result : plan.result;
+    const outcome: HookOutcome = { name, path, result };
+    if (plan.reason !== undefined) outcome.reason = plan.reason;
+    if (plan.hint !== undefined) outcome.hint = plan.hint;
+    return outcome;
+  });
 }

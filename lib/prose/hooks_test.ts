@@ -1,9 +1,14 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { chmodSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { git, makeTempDir } from "../../tests/_helpers.ts";
+import { ProseError } from "./errors.ts";
 import {
   BLOCK_BEGIN,
   BLOCK_END,
   blockCommandLine,
+  installHooks,
   isShellShebang,
   planInstall,
   planRemove,
@@ -99,5 +104,40 @@ Deno.test("property: install then remove restores any shell hook byte for byte",
         return removed.result === "removed" && removed.content === expected;
       },
     ),
+  );
+});
+
+Deno.test("installHooks: outcomes per hook; a refusal says what to check; bytes and mode survive", () => {
+  const repo = makeTempDir("prose-hooks-");
+  git(repo, "init", "-q", "-b", "main");
+  const dir = join(repo, ".git", "hooks");
+  const bom = "\ufeff#!/bin/sh\nexit 0\n";
+  writeFileSync(join(dir, "pre-push"), "#!/bin/bash\nexit 0");
+  chmodSync(join(dir, "pre-push"), 0o750);
+  symlinkSync("/nonexistent", join(dir, "post-commit"));
+  const opts = { repo, dryRun: false, remove: false, command: CMD };
+  const first = installHooks(opts);
+  assert.deepEqual(first.map((o) => [o.name, o.result, o.reason]), [
+    ["post-commit", "refused", "symlink"],
+    ["pre-push", "inserted", undefined],
+  ]);
+  assert.equal(first[0].hint, "refusing to touch it");
+  assert.equal(first[0].path, join(dir, "post-commit"));
+  assert.equal(Deno.statSync(join(dir, "pre-push")).mode! & 0o777, 0o750);
+  const removed = installHooks({ ...opts, remove: true });
+  assert.equal(removed[1].result, "removed");
+  assert.equal(readFileSync(join(dir, "pre-push"), "utf8"), "#!/bin/bash\nexit 0");
+  Deno.removeSync(join(dir, "post-commit"));
+  writeFileSync(join(dir, "post-commit"), bom);
+  assert.deepEqual(installHooks({ ...opts, dryRun: true }).map((o) => o.result), [
+    "refused", // a BOM before the shebang is not a shell script
+    "would-insert",
+  ]);
+  assert.equal(readFileSync(join(dir, "post-commit"), "utf8"), bom);
+  assert.throws(
+    () => installHooks({ ...opts, repo: makeTempDir("prose-norepo-") }),
+    (e: unknown) =>
+      e instanceof ProseError && e.code === "usage" &&
+      /not inside a git repository/.test(e.message),
   );
 });

@@ -3,14 +3,8 @@ import { lstatSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
 import { makeTempDir, removeDir } from "../../tests/_helpers.ts";
-import {
-  expectedMirror,
-  MIRROR_DEFAULTS,
-  mirrorDrift,
-  MirrorError,
-  type MirrorRows,
-  ProseMirror,
-} from "./mirror.ts";
+import { loadMirrorOpener, MirrorError } from "./mirror.ts";
+import { MIRROR_DEFAULTS } from "./status.ts";
 
 const ACTIVE_FULL = {
   CELLM_PROSE_ACTIVE: "true",
@@ -18,56 +12,13 @@ const ACTIVE_FULL = {
   CELLM_PROSE_EXPIRES_AT: "1800000000000",
 };
 
-Deno.test("expectedMirror: only an active flag is mirrored as active", () => {
-  assert.deepEqual(
-    expectedMirror({ state: "active", flag: { level: "full", expiresAt: 1800000000000 } }),
-    ACTIVE_FULL,
-  );
-  assert.deepEqual(
-    expectedMirror({ state: "active", flag: { level: "off", expiresAt: null } }),
-    { CELLM_PROSE_ACTIVE: "true", CELLM_PROSE_LEVEL: "off", CELLM_PROSE_EXPIRES_AT: "null" },
-  );
-  for (const state of ["expired", "absent", "invalid", "unsafe"]) {
-    const flag = state === "expired" ? { level: "full", expiresAt: 5 } : null;
-    assert.deepEqual(expectedMirror({ state, flag }), MIRROR_DEFAULTS);
-  }
-});
+const open = await loadMirrorOpener();
 
-Deno.test("mirrorDrift: missing rows are inactive defaults; keys in fixed order", () => {
-  const none: MirrorRows = {
-    CELLM_PROSE_ACTIVE: null,
-    CELLM_PROSE_LEVEL: null,
-    CELLM_PROSE_EXPIRES_AT: null,
-  };
-  assert.deepEqual(mirrorDrift(none, { ...MIRROR_DEFAULTS }), { drift: false, driftKeys: [] });
-  assert.deepEqual(mirrorDrift(none, ACTIVE_FULL), {
-    drift: true,
-    driftKeys: ["CELLM_PROSE_ACTIVE", "CELLM_PROSE_LEVEL", "CELLM_PROSE_EXPIRES_AT"],
-  });
-  assert.deepEqual(
-    mirrorDrift({ ...ACTIVE_FULL, CELLM_PROSE_LEVEL: "minimal" }, ACTIVE_FULL).driftKeys,
-    ["CELLM_PROSE_LEVEL"],
-  );
-});
-
-Deno.test("mirrorDrift: undecodable values are drift even when equal as text", () => {
-  const odd = {
-    CELLM_PROSE_ACTIVE: "yes",
-    CELLM_PROSE_LEVEL: "max",
-    CELLM_PROSE_EXPIRES_AT: "007",
-  };
-  assert.deepEqual(mirrorDrift(odd, odd).driftKeys, [
-    "CELLM_PROSE_ACTIVE",
-    "CELLM_PROSE_LEVEL",
-    "CELLM_PROSE_EXPIRES_AT",
-  ]);
-});
-
-Deno.test("ProseMirror: creates a 0600 WAL database with the settings table", () => {
+Deno.test("mirror: creates a 0600 WAL database with the settings table", () => {
   const dir = makeTempDir("prose-mirror-");
   try {
     const path = join(dir, "prose.db");
-    const mirror = ProseMirror.open(path);
+    const mirror = open(path);
     assert.equal(lstatSync(path).mode & 0o777, 0o600);
     assert.deepEqual(mirror.read(), {
       CELLM_PROSE_ACTIVE: null,
@@ -93,16 +44,16 @@ Deno.test("ProseMirror: creates a 0600 WAL database with the settings table", ()
   }
 });
 
-Deno.test("ProseMirror: a reopened database keeps its rows; an existing file is forced to 0600", () => {
+Deno.test("mirror: a reopened database keeps its rows; an existing file is forced to 0600", () => {
   const dir = makeTempDir("prose-mirror-");
   try {
     const path = join(dir, "prose.db");
-    const first = ProseMirror.open(path);
+    const first = open(path);
     first.write(ACTIVE_FULL, 1);
     first.write({ ...ACTIVE_FULL, CELLM_PROSE_LEVEL: "minimal" }, 2);
     first.close();
     Deno.chmodSync(path, 0o644);
-    const second = ProseMirror.open(path);
+    const second = open(path);
     assert.equal(lstatSync(path).mode & 0o777, 0o600);
     assert.deepEqual(second.read(), { ...ACTIVE_FULL, CELLM_PROSE_LEVEL: "minimal" });
     second.close();
@@ -113,7 +64,7 @@ Deno.test("ProseMirror: a reopened database keeps its rows; an existing file is 
   }
 });
 
-Deno.test("ProseMirror: other keys in a shared settings table are left alone", () => {
+Deno.test("mirror: other keys in a shared settings table are left alone", () => {
   const dir = makeTempDir("prose-mirror-");
   try {
     const path = join(dir, "shared.db");
@@ -124,7 +75,7 @@ Deno.test("ProseMirror: other keys in a shared settings table are left alone", (
     db.prepare("INSERT INTO settings VALUES (?, ?, ?)").run("OTHER", "x", 1);
     db.prepare("INSERT INTO settings VALUES (?, ?, ?)").run("CELLM_PROSE_LEVEL", 42n, 1);
     db.close();
-    const mirror = ProseMirror.open(path);
+    const mirror = open(path);
     // A non-text value written by hand is read back as text and counts as drift.
     assert.equal(mirror.read().CELLM_PROSE_LEVEL, "42");
     mirror.write({ ...MIRROR_DEFAULTS }, 5);
@@ -148,21 +99,22 @@ Deno.test("ProseMirror: other keys in a shared settings table are left alone", (
   }
 });
 
-Deno.test("ProseMirror: bad paths and non-databases are MirrorErrors", () => {
+Deno.test("mirror: bad paths and non-databases are MirrorErrors", () => {
   const dir = makeTempDir("prose-mirror-");
   try {
-    assert.throws(() => ProseMirror.open(join(dir, "missing", "prose.db")), MirrorError);
-    assert.throws(() => ProseMirror.open(dir), MirrorError);
+    assert.throws(() => open(join(dir, "missing", "prose.db")), MirrorError);
+    assert.throws(() => open(dir), MirrorError);
     const junk = join(dir, "junk.db");
     writeFileSync(junk, "this is not a database, just text that is long enough to matter\n");
-    assert.throws(() => ProseMirror.open(junk), (e: unknown) => {
+    assert.throws(() => open(junk), (e: unknown) => {
       assert.ok(e instanceof MirrorError);
       assert.match(e.message, /^cannot open database .*junk\.db: /);
       return true;
     });
     const link = join(dir, "link.db");
     symlinkSync(join(dir, "target.db"), link);
-    assert.throws(() => ProseMirror.open(link), /symbolic link/);
+    assert.throws(() => open(link), /symbolic link/);
+    // The dangling link's target was never created.
     assert.deepEqual(readdirSync(dir).sort(), ["junk.db", "link.db"]);
   } finally {
     removeDir(dir);

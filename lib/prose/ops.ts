@@ -1,37 +1,37 @@
 /**
- * The flag's state transitions (spec §5, §6): activation with precedence, level change, and the
- * three enders (`consume`, `block-end`, `session-end`). Compare-first transitions pass the bytes
- * they read as `expect`, so a concurrent change ends in `conflict` instead of a lost update.
+ * The flag's state transitions (`references/prose.md#transitions`): activation with precedence,
+ * clearing, and the compare-first updates (`level`, `consume`, `block-end`, `session-end`), which
+ * all go through {@linkcode update}, the one read-modify-write path.
  *
  * @module
  */
 
 import { defaultConfig, loadConfig, parseDuration, type ProseConfig } from "./config.ts";
-import { clearProseFlag, type FlagRead, readProseFlag, writeProseFlag } from "./flag_io.ts";
-import type { ProseOptions } from "./paths.ts";
+import {
+  clearProseFlag,
+  flagPath,
+  type FlagRead,
+  type IoFailure,
+  type ProseOptions,
+  readProseFlag,
+  reasonMessage,
+  writeProseFlag,
+} from "./flag.ts";
 import {
   MAX_AUTO_CLARITY_MS,
   MAX_AUTO_CLARITY_TURNS,
   MAX_TURNS,
   type ProseFlag,
-  ProseFlagZod,
+  ProseFlagSchema,
   type ProseLevel,
-  type ProseSource,
+  type ReasonCode,
   sourceRank,
+  type ToggleRequest,
   type TtlUnit,
 } from "./schema.ts";
 
-/** What to activate; every field defaults from the config (auto-clarity from `autoClarity`). */
-export interface ActivateParams {
-  /** `minimal` or `full`. */
-  level?: "minimal" | "full";
-  /** The TTL; `value` is the number of responses for `turn` (0 or absent otherwise). */
-  ttl?: { unit: TtlUnit; value?: number };
-  /** A duration cap (`90s`, `15m`, `12h`, `7d`); not allowed for `explicit`. */
-  for?: string;
-  /** Who activates: `manual` (default), `config` or `auto-clarity`. */
-  source?: ProseSource;
-}
+/** What to activate (a toggle `on` without its action); unset fields default from the config. */
+export type ActivateParams = Omit<Extract<ToggleRequest, { action: "on" }>, "action">;
 
 /** Options of the transitions: root, clock, and an already-loaded config. */
 export interface OpOptions extends ProseOptions {
@@ -39,7 +39,7 @@ export interface OpOptions extends ProseOptions {
   config?: ProseConfig;
 }
 
-/** The result words of the transitions (spec §6). */
+/** The result words of the transitions (`references/prose.md#cli`). */
 export type OpResultWord =
   | "activated"
   | "replaced"
@@ -54,7 +54,8 @@ export type OpResultWord =
   | "decremented"
   | "expired-cleared"
   | "not-turn-scoped"
-  | "inactive";
+  | "inactive"
+  | "synced";
 
 /** Outcome of a transition. `ok: false` for `refused`, `conflict` and `usage`. */
 export interface OpResult {
@@ -62,7 +63,7 @@ export interface OpResult {
   ok: boolean;
   /** The result word printed as `result=`. */
   result: OpResultWord;
-  /** A reason code (`existing-override`, `auto-clarity-disabled`, `config`, a §7 code…). */
+  /** A reason code (`existing-override`, `auto-clarity-disabled`, `config`, a flag reason…). */
   reason?: string;
   /** The field at fault, for `usage` and `config`. */
   field?: string;
@@ -85,15 +86,9 @@ function usage(field: string, message: string): ActivationPlan {
 }
 
 /**
- * Build the flag an activation writes (pure): defaults from `config`, §5 TTL rules, auto-clarity
- * limits. Bad parameters are a `usage` plan, never a throw.
- *
- * @example
- * ```ts
- * import { defaultConfig, planActivation } from "./mod.ts";
- * const plan = planActivation({ ttl: { unit: "session" } }, defaultConfig(), 1000);
- * plan.kind === "flag" && plan.flag.expiresAt; // 43201000 (12h sessionCap)
- * ```
+ * Build the flag an activation writes (pure): defaults from `config`, the TTL rules and the
+ * auto-clarity limits (`references/prose.md#activation`). Bad parameters are a `usage` plan, never
+ * a throw.
  */
 export function planActivation(
   params: ActivateParams,
@@ -153,13 +148,9 @@ export function planActivation(
     };
   }
   if (!Number.isInteger(now) || now < 1) throw new TypeError("now must be a positive integer");
-  const checked = ProseFlagZod.safeParse(flag);
+  const checked = ProseFlagSchema.safeParse(flag);
   if (!checked.success) return usage("(flag)", "the activation does not form a valid flag");
   return { kind: "flag", flag: checked.data };
-}
-
-function nowOf(opts: ProseOptions): number {
-  return opts.now ?? Date.now();
 }
 
 function refused(reason: string, message?: string): OpResult {
@@ -168,7 +159,7 @@ function refused(reason: string, message?: string): OpResult {
     : { ok: false, result: "refused", reason, message };
 }
 
-function failed(r: { reason: string; message: string }): OpResult {
+function failed(r: IoFailure): OpResult {
   return r.reason === "conflict"
     ? { ok: false, result: "conflict", reason: "conflict", message: r.message }
     : refused(r.reason, r.message);
@@ -178,12 +169,6 @@ function failed(r: { reason: string; message: string }): OpResult {
  * Activate the override (`on`). A lower-precedence source leaves an active flag in place (`kept`);
  * an invalid or tampered flag on a safe path is replaced with a warning; an unsafe path is refused.
  * Without `opts.config`, an invalid config fails closed (`result: "refused", reason: "config"`).
- *
- * @example
- * ```ts ignore
- * import { activate } from "./mod.ts";
- * activate({ ttl: { unit: "turn", value: 3 }, level: "minimal" }); // { ok: true, result: "activated" }
- * ```
  */
 export function activate(params: ActivateParams, opts: OpOptions = {}): OpResult {
   let config = opts.config;
@@ -200,7 +185,7 @@ export function activate(params: ActivateParams, opts: OpOptions = {}): OpResult
     }
     config = loaded.config;
   }
-  const now = nowOf(opts);
+  const now = opts.now ?? Date.now();
   const plan = planActivation(params, config, now);
   if (plan.kind === "usage") {
     return {
@@ -243,10 +228,34 @@ export function deactivate(opts: ProseOptions = {}): OpResult {
   return { ok: true, result: cleared.cleared ? "cleared" : "already-inactive" };
 }
 
-/** Refusal of a compare-first command on an invalid or unsafe flag. */
-function blocking(read: FlagRead): OpResult | null {
-  if (read.state !== "invalid" && read.state !== "unsafe") return null;
-  return refused(read.reason ?? "io-error");
+/** What a compare-first update does to the flag it read: keep it, clear it, or write a new one. */
+type Change =
+  & { result: OpResultWord; remaining?: number }
+  & (
+    | { apply: "keep" }
+    | { apply: "clear" }
+    | { apply: "write"; flag: ProseFlag }
+  );
+
+/**
+ * The one read-modify-write path: read the flag, refuse an invalid or unsafe one, let `decide`
+ * pick the change (or finish the operation itself), and apply it compare-first, so a concurrent
+ * change ends in `conflict` instead of a lost update.
+ */
+function update(opts: ProseOptions, decide: (read: FlagRead) => Change | OpResult): OpResult {
+  const read = readProseFlag(opts);
+  if (read.state === "invalid" || read.state === "unsafe") {
+    return refused(read.reason ?? "io-error");
+  }
+  const change = decide(read);
+  if (!("apply" in change)) return change;
+  const done: OpResult = { ok: true, result: change.result };
+  if (change.remaining !== undefined) done.remaining = change.remaining;
+  if (change.apply === "keep") return done;
+  const written = change.apply === "clear"
+    ? clearProseFlag({ ...opts, expect: read.raw })
+    : writeProseFlag(change.flag, { ...opts, expect: read.raw });
+  return written.ok ? done : failed(written);
 }
 
 /**
@@ -258,22 +267,35 @@ export function setLevel(level: ProseLevel, opts: OpOptions = {}): OpResult {
   if (!["off", "minimal", "full"].includes(level)) {
     throw new TypeError("level must be off|minimal|full");
   }
-  const now = nowOf(opts);
-  const read = readProseFlag({ ...opts, now });
-  const block = blocking(read);
-  if (block !== null) return block;
-  if (read.state !== "active" || read.flag === null) {
-    if (level === "off") return { ok: true, result: "unchanged" };
-    let config = opts.config;
-    if (config === undefined) {
-      const loaded = loadConfig(opts);
-      config = loaded.ok ? loaded.config : defaultConfig();
+  const now = opts.now ?? Date.now();
+  return update({ ...opts, now }, (read) => {
+    if (read.state !== "active" || read.flag === null) {
+      if (level === "off") return { result: "unchanged", apply: "keep" };
+      let config = opts.config;
+      if (config === undefined) {
+        const loaded = loadConfig(opts);
+        config = loaded.ok ? loaded.config : defaultConfig();
+      }
+      return activate({ level, source: "manual" }, { ...opts, now, config });
     }
-    return activate({ level, source: "manual" }, { ...opts, now, config });
-  }
-  if (read.flag.level === level) return { ok: true, result: "unchanged" };
-  const written = writeProseFlag({ ...read.flag, level }, { ...opts, expect: read.raw });
-  return written.ok ? { ok: true, result: "changed" } : failed(written);
+    if (read.flag.level === level) return { result: "unchanged", apply: "keep" };
+    return { result: "changed", apply: "write", flag: { ...read.flag, level } };
+  });
+}
+
+/**
+ * `consume`: count one response against a `turn` flag; clear it when it reaches 0 or has expired.
+ */
+export function consume(opts: ProseOptions = {}): OpResult {
+  return update(opts, (read) => {
+    if (read.state === "absent" || read.flag === null) return { result: "inactive", apply: "keep" };
+    if (read.state === "expired") return { result: "expired-cleared", apply: "clear" };
+    if (read.flag.ttl.unit !== "turn") return { result: "not-turn-scoped", apply: "keep" };
+    const remaining = read.flag.ttl.value - 1;
+    if (remaining <= 0) return { result: "cleared", remaining: 0, apply: "clear" };
+    const flag: ProseFlag = { ...read.flag, ttl: { unit: "turn", value: remaining } };
+    return { result: "decremented", remaining, apply: "write", flag };
+  });
 }
 
 /** Outcome of {@linkcode consumeTurn}. */
@@ -297,45 +319,23 @@ export type ConsumeResult =
  * ```
  */
 export function consumeTurn(opts: ProseOptions = {}): ConsumeResult {
-  const now = nowOf(opts);
-  const read = readProseFlag({ ...opts, now });
-  if (read.state === "invalid" || read.state === "unsafe") {
-    const reason = read.reason ?? "io-error";
-    return { ok: false, reason, message: `${read.path}: flag is ${read.state} (${reason})` };
+  const r = consume(opts);
+  if (r.ok) {
+    const outcome = r.result as Extract<ConsumeResult, { ok: true }>["outcome"];
+    return { ok: true, outcome, remaining: r.remaining ?? null };
   }
-  if (read.state === "absent" || read.flag === null) {
-    return { ok: true, outcome: "inactive", remaining: null };
-  }
-  if (read.state === "expired") {
-    const cleared = clearProseFlag({ ...opts, expect: read.raw });
-    return cleared.ok ? { ok: true, outcome: "expired-cleared", remaining: null } : cleared;
-  }
-  if (read.flag.ttl.unit !== "turn") {
-    return { ok: true, outcome: "not-turn-scoped", remaining: null };
-  }
-  const remaining = read.flag.ttl.value - 1;
-  if (remaining <= 0) {
-    const cleared = clearProseFlag({ ...opts, expect: read.raw });
-    return cleared.ok ? { ok: true, outcome: "cleared", remaining: 0 } : cleared;
-  }
-  const written = writeProseFlag(
-    { ...read.flag, ttl: { unit: "turn", value: remaining } },
-    { ...opts, expect: read.raw },
-  );
-  return written.ok ? { ok: true, outcome: "decremented", remaining } : written;
+  // A refused flag carries no message of its own: name the flag and what to check.
+  const reason = (r.reason ?? "io-error") as ReasonCode;
+  return { ok: false, reason, message: r.message ?? reasonMessage(reason, flagPath(opts)) };
 }
 
 function endWhen(units: readonly TtlUnit[], opts: ProseOptions): OpResult {
-  const now = nowOf(opts);
-  const read = readProseFlag({ ...opts, now });
-  const block = blocking(read);
-  if (block !== null) return block;
-  if (read.state === "absent" || read.flag === null) return { ok: true, result: "inactive" };
-  const expired = read.state === "expired";
-  if (!expired && !units.includes(read.flag.ttl.unit)) return { ok: true, result: "kept" };
-  const cleared = clearProseFlag({ ...opts, expect: read.raw });
-  if (!cleared.ok) return failed(cleared);
-  return { ok: true, result: expired ? "expired-cleared" : "cleared" };
+  return update(opts, (read) => {
+    if (read.state === "absent" || read.flag === null) return { result: "inactive", apply: "keep" };
+    if (read.state === "expired") return { result: "expired-cleared", apply: "clear" };
+    if (!units.includes(read.flag.ttl.unit)) return { result: "kept", apply: "keep" };
+    return { result: "cleared", apply: "clear" };
+  });
 }
 
 /** The work block closed (git post-commit / pre-push): clear a `block` flag, keep the others. */
@@ -349,15 +349,21 @@ export function endSession(opts: ProseOptions = {}): OpResult {
 }
 
 /**
- * The level skills should render at: the flag's level when it is `active`, otherwise `off`
- * (default quantization).
- *
- * @example
- * ```ts ignore
- * import { readProseFlag, resolveLevel } from "./mod.ts";
- * const level = resolveLevel(readProseFlag()); // "off" | "minimal" | "full"
- * ```
+ * Apply a toggle request, the shape the CLI's `on`, `off` and `level` and the backend's
+ * `POST /api/prose/toggle` share: one set of transitions behind both front ends. `sync` changes
+ * no flag (`synced`): mirroring is the backend's part.
  */
-export function resolveLevel(read: Pick<FlagRead, "state" | "flag">): ProseLevel {
-  return read.state === "active" && read.flag !== null ? read.flag.level : "off";
+export function applyToggle(request: ToggleRequest, opts: OpOptions = {}): OpResult {
+  switch (request.action) {
+    case "on": {
+      const { action: _action, ...params } = request;
+      return activate(params, opts);
+    }
+    case "off":
+      return deactivate(opts);
+    case "level":
+      return setLevel(request.level, opts);
+    case "sync":
+      return { ok: true, result: "synced" };
+  }
 }

@@ -3,15 +3,15 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 
 import { defaultConfig, type ProseConfig } from "./config.ts";
-import { readProseFlag, writeProseFlag } from "./flag_io.ts";
+import { readProseFlag, resolveLevel, writeProseFlag } from "./flag.ts";
 import {
   activate,
+  consume,
   consumeTurn,
   deactivate,
   endBlock,
   endSession,
   planActivation,
-  resolveLevel,
   setLevel,
 } from "./ops.ts";
 import type { ProseFlag } from "./schema.ts";
@@ -200,4 +200,16 @@ Deno.test("compare-first commands refuse an invalid flag and leave it in place",
     }, { root: r }).ok,
     true,
   );
+});
+
+Deno.test("consumeTurn names the flag and what to check when it refuses", () => {
+  const r = root();
+  mkdirSync(join(r, "prose"), { mode: 0o700 });
+  writeFileSync(join(r, "prose", ".active"), "{", { mode: 0o600 });
+  assert.deepEqual(consumeTurn({ root: r }), {
+    ok: false,
+    reason: "bad-json",
+    message: `${join(r, "prose", ".active")}: the flag is not valid JSON; run \`prose off\``,
+  });
+  assert.deepEqual(consume({ root: r }), { ok: false, result: "refused", reason: "bad-json" });
 });

@@ -1,13 +1,16 @@
 // deno-lint-ignore-file no-control-regex
 /**
- * Sanitized rendering (spec §7): every string that comes from disk, the database, the network, a
- * config key name or a prompt goes through {@linkcode sanitize} before it is printed.
+ * Sanitized rendering: every string that comes from disk, the database, the network, a config key
+ * name or a prompt goes through {@linkcode sanitize} before it is printed
+ * (`references/prose.md#sanitizing`).
  *
  * @module
  */
 
+import { plain, type Text } from "../text.ts";
+
 /** Default clamp in code points. */
-export const SANITIZE_MAX = 200;
+const SANITIZE_MAX = 200;
 /** Clamp for `match` tokens. */
 export const TOKEN_MAX = 40;
 
@@ -54,4 +57,12 @@ export function sanitize(text: string, max: number = SANITIZE_MAX): string {
 export function renderValue(value: string, max: number = SANITIZE_MAX): string {
   const clean = sanitize(value, max);
   return clean === "" || /[ ="]/.test(clean) ? JSON.stringify(clean) : clean;
+}
+
+/**
+ * A {@linkcode Text} as prose prints it: every interpolated string through {@linkcode sanitize}.
+ */
+export function renderText(message: Text): string {
+  const values = message.values.map((v) => (typeof v === "string" ? sanitize(v) : v));
+  return plain({ strings: message.strings, values });
 }

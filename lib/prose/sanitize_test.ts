@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { renderValue, sanitize } from "./sanitize.ts";
+import { text } from "../text.ts";
+import { renderText, renderValue, sanitize } from "./sanitize.ts";
 
 Deno.test("escapes, controls, bidi and zero-width characters are removed", () => {
   assert.equal(sanitize("\x1b[1;31mred\x1b[0m"), "red");
@@ -33,4 +34,9 @@ Deno.test("property: output never holds ESC, C0/C1 controls or bidi controls", (
         Array.from(out).length <= 201;
     }),
   );
+});
+
+Deno.test("renderText sanitizes each interpolated value, never the literal parts", () => {
+  assert.equal(renderText(text`unknown option ${"--\x1b[2Jx"}`), "unknown option --x");
+  assert.equal(renderText(text`${"a\nb"}: ${3} left`), "a b: 3 left");
 });

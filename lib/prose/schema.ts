@@ -1,8 +1,11 @@
 /**
- * The prose flag document (spec §3) and its constants, defined once.
+ * Every JSON document prose reads or writes, defined once as a zod schema: the flag file, the
+ * status document, the backend's request, response and error bodies, the `UserPromptSubmit` hook
+ * input and cellm's `worker.json` (the config, with its JSONC loader, is `config.ts`). The JSON
+ * Schemas in `references/schemas/prose-*.schema.json` are generated from these.
  *
- * Every field is an enum or a number, so text injected into the flag file can only make it invalid;
- * it can never reach a prompt.
+ * Every flag field is an enum or a number, so text injected into the flag file can only make it
+ * invalid; it can never reach a prompt (`references/prose.md#flag`).
  *
  * @module
  */
@@ -22,15 +25,16 @@ export const SOURCES = ["manual", "auto-clarity", "config"] as const;
 export const FLAG_STATES = ["absent", "active", "expired", "invalid", "unsafe"] as const;
 
 /** A prose level; `off` means default quantization. */
-export type ProseLevel = typeof LEVELS[number];
+export type ProseLevel = "off" | "minimal" | "full";
 /** A TTL unit. */
 export type TtlUnit = typeof TTL_UNITS[number];
 /** A flag source. */
 export type ProseSource = typeof SOURCES[number];
-/** The state of a flag read. */
-export type FlagState = typeof FLAG_STATES[number];
 
-/** Why a flag is invalid or unsafe, or why a write was refused. */
+/** The state of a flag read: `absent`, `active`, `expired`, `invalid` or `unsafe`. */
+export type FlagState = "absent" | "active" | "expired" | "invalid" | "unsafe";
+
+/** Why a flag is invalid or unsafe, or why a write was refused (`references/prose.md#reasons`). */
 export type ReasonCode =
   | "symlink-dir"
   | "not-directory"
@@ -47,7 +51,7 @@ export type ReasonCode =
   | "no-root";
 
 /** Largest epoch-ms a flag may carry (the end of the ECMAScript date range). */
-export const MAX_EPOCH_MS = 8.64e15;
+const MAX_EPOCH_MS = 8.64e15;
 /** Most responses a `turn` flag may cover. */
 export const MAX_TURNS = 1000;
 /** Most responses an auto-clarity activation may cover. */
@@ -57,30 +61,21 @@ export const MAX_AUTO_CLARITY_MS = 3_600_000;
 
 const epochMs = z.int().min(1).max(MAX_EPOCH_MS);
 
-/** The flag's TTL: the unit and, for `turn`, the responses left (0 for other units). */
-export interface ProseTtl {
-  /** How the flag ends. */
-  unit: TtlUnit;
-  /** Responses left for `turn` (1–1000); 0 otherwise. */
-  value: number;
-}
-
 /** A valid prose flag (keys in file order). */
 export interface ProseFlag {
   /** The override level; `off` pauses the override but keeps its TTL. */
   level: ProseLevel;
-  /** How the flag ends. */
-  ttl: ProseTtl;
+  /** How the flag ends: the unit and, for `turn`, the responses left (0 for other units). */
+  ttl: { unit: "turn" | "block" | "session" | "explicit"; value: number };
   /** Epoch-ms cap, or `null` for no time limit. */
   expiresAt: number | null;
   /** Epoch-ms of activation. */
   activatedAt: number;
   /** Who activated it. */
-  source: ProseSource;
+  source: "manual" | "auto-clarity" | "config";
 }
 
-/** The flag's strict `{unit, value}`. */
-export const TtlSchema = z.strictObject({
+const TtlSchema = z.strictObject({
   unit: z.enum(TTL_UNITS),
   value: z.int().min(0).max(MAX_TURNS),
 });
@@ -89,20 +84,8 @@ export const TtlSchema = z.strictObject({
  * The strict flag document. Cross-field rules: `value` is 1–1000 for `turn` and 0 otherwise;
  * `expiresAt` is null or later than `activatedAt` and null for `explicit`; an auto-clarity flag is
  * a `turn` flag of at most 10 responses capped at most 1 h after activation.
- *
- * @example
- * ```ts
- * import { ProseFlagSchema } from "./schema.ts";
- * ProseFlagSchema.safeParse({
- *   level: "full",
- *   ttl: { unit: "block", value: 0 },
- *   expiresAt: null,
- *   activatedAt: 1_700_000_000_000,
- *   source: "manual",
- * }).success; // true
- * ```
  */
-export const ProseFlagZod = z.strictObject({
+export const ProseFlagSchema = z.strictObject({
   level: z.enum(LEVELS),
   ttl: TtlSchema,
   expiresAt: epochMs.nullable(),
@@ -136,58 +119,11 @@ export const ProseFlagZod = z.strictObject({
 });
 
 /** Compile-time proof that the zod schema produces exactly {@linkcode ProseFlag}. */
-const _flagShape: z.ZodType<ProseFlag> = ProseFlagZod;
-
-/** One validation issue: its code, the path to the field and a message. */
-export interface SchemaIssue {
-  /** The zod issue code (`invalid_value`, `unrecognized_keys`, `custom`…). */
-  code: string;
-  /** Keys from the document root to the faulty value. */
-  path: PropertyKey[];
-  /** A short explanation. */
-  message: string;
-}
-
-/** The outcome of {@linkcode ParseSchema.safeParse}. */
-export type ParseOutcome<T> =
-  | { success: true; data: T }
-  | { success: false; error: { issues: SchemaIssue[] } };
-
-/** A zod schema seen through the two calls consumers need (the zod object itself at runtime). */
-export interface ParseSchema<T> {
-  /** Parse `input` or throw a zod error. */
-  parse(input: unknown): T;
-  /** Parse `input` without throwing. */
-  safeParse(input: unknown): ParseOutcome<T>;
-}
-
-/**
- * The strict flag schema (the zod schema {@linkcode ProseFlagZod}, typed for the public API).
- *
- * @example
- * ```ts
- * import { ProseFlagSchema } from "./schema.ts";
- * ProseFlagSchema.safeParse({
- *   level: "max",
- *   ttl: { unit: "block", value: 0 },
- *   expiresAt: null,
- *   activatedAt: 1,
- *   source: "manual",
- * }).success; // false
- * ```
- */
-export const ProseFlagSchema: ParseSchema<ProseFlag> = ProseFlagZod;
+const _flagShape: z.ZodType<ProseFlag> = ProseFlagSchema;
 
 /**
  * The dotted field path of a zod issue as error lines name it: an unknown key is `(extra-key)`
  * (its name is never echoed), a wrong top-level type `(root)`.
- *
- * @example
- * ```ts
- * import { issueField } from "./schema.ts";
- * issueField({ code: "unrecognized_keys", path: [] }); // "(extra-key)"
- * issueField({ code: "invalid_value", path: ["ttl", "unit"] }); // "ttl.unit"
- * ```
  */
 export function issueField(issue: { code: string; path: readonly PropertyKey[] }): string {
   const parts = issue.path.map((p) => String(p));
@@ -197,18 +133,6 @@ export function issueField(issue: { code: string; path: readonly PropertyKey[] }
 
 /**
  * Serialize a flag the way writers must: compact JSON, keys in schema order, then `\n`.
- *
- * @example
- * ```ts
- * import { serializeFlag } from "./schema.ts";
- * serializeFlag({
- *   level: "full",
- *   ttl: { unit: "turn", value: 2 },
- *   expiresAt: null,
- *   activatedAt: 5,
- *   source: "manual",
- * }); // '{"level":"full","ttl":{"unit":"turn","value":2},"expiresAt":null,"activatedAt":5,"source":"manual"}\n'
- * ```
  */
 export function serializeFlag(flag: ProseFlag): string {
   return JSON.stringify({
@@ -229,3 +153,116 @@ export function sourceRank(source: ProseSource): number {
 export function isExpired(flag: ProseFlag, now: number): boolean {
   return flag.expiresAt !== null && now >= flag.expiresAt;
 }
+
+// --- the status document (references/prose.md#status-document) -------------------------------
+
+/** The status document's schema identifier. */
+export const STATUS_SCHEMA_ID = "ctxkit.prose.status/1";
+
+/** The mirrored keys, in the order drift reports them. */
+export const MIRROR_KEYS = [
+  "CELLM_PROSE_ACTIVE",
+  "CELLM_PROSE_LEVEL",
+  "CELLM_PROSE_EXPIRES_AT",
+] as const;
+
+/** One of {@linkcode MIRROR_KEYS}. */
+export type MirrorKey = typeof MIRROR_KEYS[number];
+/** The three mirror values in their stored text form. */
+export type MirrorValues = { [K in MirrorKey]: string };
+/** The stored rows: the text value of each key, or `null` when its row is missing. */
+export type MirrorRows = { [K in MirrorKey]: string | null };
+
+/**
+ * `prose status --json` and `GET /api/prose/status`: one document, keys in this order. `flag` is set
+ * only for `active` or `expired`; `mirror`, `drift` and `driftKeys` are `null` unless the backend
+ * answered; `expected` is what the mirror should hold.
+ */
+export const StatusDocumentSchema = z.strictObject({
+  schema: z.literal(STATUS_SCHEMA_ID),
+  via: z.enum(["filesystem", "backend"]),
+  now: z.int(),
+  flagPath: z.string(),
+  state: z.enum(FLAG_STATES),
+  reason: z.string().nullable(),
+  field: z.string().nullable(),
+  effectiveLevel: z.enum(LEVELS),
+  flag: ProseFlagSchema.nullable(),
+  mirror: z.strictObject({
+    CELLM_PROSE_ACTIVE: z.string().nullable(),
+    CELLM_PROSE_LEVEL: z.string().nullable(),
+    CELLM_PROSE_EXPIRES_AT: z.string().nullable(),
+  }).nullable(),
+  expected: z.strictObject({
+    CELLM_PROSE_ACTIVE: z.string(),
+    CELLM_PROSE_LEVEL: z.string(),
+    CELLM_PROSE_EXPIRES_AT: z.string(),
+  }).nullable(),
+  drift: z.boolean().nullable(),
+  driftKeys: z.array(z.enum(MIRROR_KEYS)).nullable(),
+});
+
+/** A status document (`ctxkit.prose.status/1`), keys in output order. */
+export type StatusDocument = z.infer<typeof StatusDocumentSchema>;
+
+// --- the backend's wire documents (references/prose.md#backend-api) ----------------------------
+
+/**
+ * The strict body of `POST /api/prose/toggle`: `on` (with optional level, ttl, `for` and source),
+ * `off`, `level`, or `sync` (re-mirror only). Unknown keys are rejected at every level.
+ */
+export const ToggleRequestSchema = z.discriminatedUnion("action", [
+  z.strictObject({
+    action: z.literal("on"),
+    level: z.enum(["minimal", "full"]).optional(),
+    ttl: z.strictObject({
+      unit: z.enum(TTL_UNITS),
+      value: z.int().min(0).max(MAX_TURNS).optional(),
+    }).optional(),
+    for: z.string().max(16).optional(),
+    source: z.enum(SOURCES).optional(),
+  }),
+  z.strictObject({ action: z.literal("off") }),
+  z.strictObject({ action: z.literal("level"), level: z.enum(LEVELS) }),
+  z.strictObject({ action: z.literal("sync") }),
+]);
+
+/** A parsed toggle request (the body of `POST /api/prose/toggle`). */
+export type ToggleRequest = z.infer<typeof ToggleRequestSchema>;
+
+/**
+ * Every non-2xx body: `{ok: false, error, reason?, field?, message}`; `error` is `not_found`,
+ * `invalid_request`, `refused`, `conflict`… (a newer server may send others), `reason` the code of
+ * a 409, `message` one line, never a stack trace.
+ */
+export const ErrorBodySchema = z.strictObject({
+  ok: z.literal(false),
+  error: z.string().max(64),
+  reason: z.string().max(64).optional(),
+  field: z.string().max(256).optional(),
+  message: z.string().max(1024),
+});
+
+/**
+ * The success body of a toggle: `{ok: true, action, result, reason?, status, mirror: {ok}}`; the
+ * `status` is the document after the toggle, `mirror.ok` false when the mirror write failed.
+ */
+export const ToggleResponseSchema = z.strictObject({
+  ok: z.literal(true),
+  action: z.enum(["on", "off", "level", "sync"]),
+  result: z.string().min(1).max(64),
+  reason: z.string().max(64).optional(),
+  status: StatusDocumentSchema,
+  mirror: z.strictObject({ ok: z.boolean() }),
+});
+
+/** A parsed toggle success body. */
+export type ToggleResponse = z.infer<typeof ToggleResponseSchema>;
+
+// --- documents of other programs --------------------------------------------------------------
+
+/** The `UserPromptSubmit` hook input of `match --hook-input`: only a string `prompt` is needed. */
+export const HookInputSchema = z.looseObject({ prompt: z.string() });
+
+/** `R/worker.json` belongs to cellm: only its `port` is read, every other key is ignored. */
+export const WorkerJsonSchema = z.looseObject({ port: z.int().min(1).max(65535) });

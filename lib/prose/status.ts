@@ -1,222 +1,123 @@
 /**
- * How a flag read is reported (spec §6): the status line, the human sentence and the
- * `ctxkit.prose.status/1` JSON document. Nothing read from disk reaches the output unsanitized, and
- * invalid content is never echoed (only enum and number fields of a valid flag are shown).
+ * The status document (`ctxkit.prose.status/1`, `references/prose.md#status-document`): one
+ * document for a flag read, built by `status --json` and by the backend, and the only thing the
+ * CLI renders status lines from. It also says what the SQLite mirror should hold for the read and
+ * where a stored mirror drifts (`references/prose.md#mirror`).
+ *
+ * Every string in a document, whether built here or received from a backend, goes through
+ * {@linkcode sanitizeStatusDocument}, and invalid flag content is never included (only enum and
+ * number fields of a valid flag).
  *
  * @module
  */
 
-import { z } from "zod";
-import type { FlagRead } from "./flag_io.ts";
-import { expectedMirror } from "./mirror.ts";
-import { resolveLevel } from "./ops.ts";
-import { renderValue, sanitize } from "./sanitize.ts";
+import { type FlagRead, resolveLevel } from "./flag.ts";
+import { sanitize } from "./sanitize.ts";
 import {
-  FLAG_STATES,
-  type FlagState,
-  LEVELS,
-  type ParseSchema,
-  type ProseFlag,
-  ProseFlagZod,
-  type ProseLevel,
+  MIRROR_KEYS,
+  type MirrorKey,
+  type MirrorRows,
+  type MirrorValues,
+  STATUS_SCHEMA_ID,
+  type StatusDocument,
 } from "./schema.ts";
 
-/** The status document's schema identifier. */
-export const STATUS_SCHEMA_ID = "ctxkit.prose.status/1";
-
-/** The mirrored keys, in drift order. */
-const MIRROR_KEY = z.enum(["CELLM_PROSE_ACTIVE", "CELLM_PROSE_LEVEL", "CELLM_PROSE_EXPIRES_AT"]);
-
-/** The three mirror values as stored (a missing row is `null`). */
-const MirrorRowsSchema = z.strictObject({
-  CELLM_PROSE_ACTIVE: z.string().nullable(),
-  CELLM_PROSE_LEVEL: z.string().nullable(),
-  CELLM_PROSE_EXPIRES_AT: z.string().nullable(),
+/** The inactive defaults a missing mirror row counts as. */
+export const MIRROR_DEFAULTS: Readonly<MirrorValues> = Object.freeze({
+  CELLM_PROSE_ACTIVE: "false",
+  CELLM_PROSE_LEVEL: "off",
+  CELLM_PROSE_EXPIRES_AT: "null",
 });
 
-/** The three values the mirror should hold for the flag's state. */
-const MirrorValuesSchema = z.strictObject({
-  CELLM_PROSE_ACTIVE: z.string(),
-  CELLM_PROSE_LEVEL: z.string(),
-  CELLM_PROSE_EXPIRES_AT: z.string(),
-});
-
-/** The mirror keys in drift order. */
-export type MirrorKeyName = "CELLM_PROSE_ACTIVE" | "CELLM_PROSE_LEVEL" | "CELLM_PROSE_EXPIRES_AT";
-
-/** A status document (`ctxkit.prose.status/1`), keys in output order. */
-export interface StatusDocument {
-  /** Always `ctxkit.prose.status/1`. */
-  schema: typeof STATUS_SCHEMA_ID;
-  /** `filesystem` (local read) or `backend`. */
-  via: "filesystem" | "backend";
-  /** The reader's clock, epoch-ms. */
-  now: number;
-  /** The flag path (sanitized). */
-  flagPath: string;
-  /** The flag state. */
-  state: FlagState;
-  /** Why it is invalid or unsafe. */
-  reason: string | null;
-  /** The schema field at fault. */
-  field: string | null;
-  /** What skills render at (`off` = default quantization). */
-  effectiveLevel: ProseLevel;
-  /** The flag, for `active` and `expired` only. */
-  flag: ProseFlag | null;
-  /** Stored mirror rows (`null` unless the backend answered). */
-  mirror: { [K in MirrorKeyName]: string | null } | null;
-  /** What the mirror should hold for this state. */
-  expected: { [K in MirrorKeyName]: string } | null;
-  /** Whether the mirror differs (`null` unless the backend answered). */
-  drift: boolean | null;
-  /** The differing keys in drift order. */
-  driftKeys: MirrorKeyName[] | null;
-}
-
 /**
- * `prose status --json` and `GET /api/prose/status`: one document, keys in this order. `flag` is set
- * only for `active` or `expired`; `mirror`, `drift` and `driftKeys` are `null` unless the backend
- * answered; `expected` is what the mirror should hold.
+ * The values the mirror must hold for a flag read: `ACTIVE` is `true` exactly when the state is
+ * `active`; `LEVEL` is the active level, else `off`; `EXPIRES_AT` the active flag's `expiresAt`.
  */
-export const StatusDocumentZod = z.strictObject({
-  schema: z.literal(STATUS_SCHEMA_ID),
-  via: z.enum(["filesystem", "backend"]),
-  now: z.int(),
-  flagPath: z.string(),
-  state: z.enum(FLAG_STATES),
-  reason: z.string().nullable(),
-  field: z.string().nullable(),
-  effectiveLevel: z.enum(LEVELS),
-  flag: ProseFlagZod.nullable(),
-  mirror: MirrorRowsSchema.nullable(),
-  expected: MirrorValuesSchema.nullable(),
-  drift: z.boolean().nullable(),
-  driftKeys: z.array(MIRROR_KEY).nullable(),
-});
-
-const _statusShape: z.ZodType<StatusDocument> = StatusDocumentZod;
-
-/** The status document schema (the zod schema {@linkcode StatusDocumentZod}, typed for the public API). */
-export const StatusDocumentSchema: ParseSchema<StatusDocument> = StatusDocumentZod;
-
-/** The mirror part of a status document (all `null` without a backend). */
-export interface MirrorReport {
-  /** Stored rows (`null` values for missing rows). */
-  mirror: StatusDocument["mirror"];
-  /** Whether any stored value differs from `expected`. */
-  drift: boolean | null;
-  /** The differing keys in drift order. */
-  driftKeys: StatusDocument["driftKeys"];
+export function expectedMirror(
+  read: { state: string; flag: { level: string; expiresAt: number | null } | null },
+): MirrorValues {
+  if (read.state !== "active" || read.flag === null) return { ...MIRROR_DEFAULTS };
+  return {
+    CELLM_PROSE_ACTIVE: "true",
+    CELLM_PROSE_LEVEL: read.flag.level,
+    CELLM_PROSE_EXPIRES_AT: read.flag.expiresAt === null ? "null" : String(read.flag.expiresAt),
+  };
 }
 
-/** UTC ISO-8601 with milliseconds. */
-export function isoTime(ms: number): string {
-  return new Date(ms).toISOString();
-}
-
-function ttlWord(flag: ProseFlag): string {
-  return flag.ttl.unit === "turn" ? `turn:${flag.ttl.value}` : flag.ttl.unit;
-}
+const DECODERS: { [K in MirrorKey]: (value: string) => boolean } = {
+  CELLM_PROSE_ACTIVE: (v) => v === "true" || v === "false",
+  CELLM_PROSE_LEVEL: (v) => v === "off" || v === "minimal" || v === "full",
+  // Canonical decimal only: "007" or "1e3" would compare unequal as text yet decode equal.
+  CELLM_PROSE_EXPIRES_AT: (v) => v === "null" || /^(0|[1-9][0-9]{0,15})$/.test(v),
+};
 
 /**
- * The status line:
- * `PROSE: state=… level=… effective=… ttl=… expiresAt=… activatedAt=… source=… [reason=] [field=]`.
- *
- * @example
- * ```ts
- * import { statusLine } from "./status.ts";
- * statusLine({ state: "absent", flag: null, reason: null, field: null });
- * // "PROSE: state=absent level=- effective=off ttl=- expiresAt=- activatedAt=- source=-"
- * ```
+ * The keys whose stored value differs from the expected one, in {@linkcode MIRROR_KEYS} order. A
+ * missing row counts as its inactive default; a value that is not canonical always drifts.
  */
-export function statusLine(read: Pick<FlagRead, "state" | "flag" | "reason" | "field">): string {
-  const f = read.flag;
-  const parts = [
-    `state=${read.state}`,
-    `level=${f ? f.level : "-"}`,
-    `effective=${resolveLevel(read)}`,
-    `ttl=${f ? ttlWord(f) : "-"}`,
-    `expiresAt=${f ? (f.expiresAt === null ? "never" : isoTime(f.expiresAt)) : "-"}`,
-    `activatedAt=${f ? isoTime(f.activatedAt) : "-"}`,
-    `source=${f ? f.source : "-"}`,
-  ];
-  if (read.reason !== null) parts.push(`reason=${renderValue(read.reason)}`);
-  if (read.field !== null) parts.push(`field=${renderValue(read.field)}`);
-  return `PROSE: ${parts.join(" ")}`;
+export function driftKeys(rows: MirrorRows, expected: MirrorValues): MirrorKey[] {
+  return MIRROR_KEYS.filter((key) => {
+    const stored = rows[key] ?? MIRROR_DEFAULTS[key];
+    return !DECODERS[key](stored) || stored !== expected[key];
+  });
 }
 
-function ttlPhrase(flag: ProseFlag): string {
-  switch (flag.ttl.unit) {
-    case "turn":
-      return flag.ttl.value === 1 ? "1 response left" : `${flag.ttl.value} responses left`;
-    case "block":
-      return "until the work block ends (commit or push)";
-    case "session":
-      return "until the session ends";
-    case "explicit":
-      return "until `prose off`";
-  }
+function cleanOrNull(value: string | null): string | null {
+  return value === null ? null : sanitize(value);
 }
 
-/**
- * One human sentence for a read, e.g. "Prose override active: level full, 2 responses left, no
- * time limit."
- */
-export function statusSentence(read: FlagRead): string {
-  const f = read.flag;
-  switch (read.state) {
-    case "absent":
-      return "No prose override: default quantization applies.";
-    case "expired":
-      return `Prose override expired at ${isoTime(f!.expiresAt!)}: default quantization applies.`;
-    case "invalid":
-      return `Prose flag is invalid (${read.reason}): default quantization applies; run \`prose off\` to remove it.`;
-    case "unsafe":
-      return `Prose flag path is unsafe (${read.reason}): default quantization applies; check ${
-        sanitize(read.path)
-      }.`;
-    case "active": {
-      const limit = f!.expiresAt === null ? "no time limit" : `expires ${isoTime(f!.expiresAt)}`;
-      if (f!.level === "off") {
-        return `Prose override paused (level off): default quantization applies, ${
-          ttlPhrase(f!)
-        }, ${limit}.`;
-      }
-      return `Prose override active: level ${f!.level}, ${ttlPhrase(f!)}, ${limit}.`;
-    }
-  }
+/** The document with every string sanitized (the one sanitizing path for status documents). */
+export function sanitizeStatusDocument(doc: StatusDocument): StatusDocument {
+  const m = doc.mirror;
+  const e = doc.expected;
+  return {
+    ...doc,
+    flagPath: sanitize(doc.flagPath),
+    reason: cleanOrNull(doc.reason),
+    field: cleanOrNull(doc.field),
+    mirror: m === null ? null : {
+      CELLM_PROSE_ACTIVE: cleanOrNull(m.CELLM_PROSE_ACTIVE),
+      CELLM_PROSE_LEVEL: cleanOrNull(m.CELLM_PROSE_LEVEL),
+      CELLM_PROSE_EXPIRES_AT: cleanOrNull(m.CELLM_PROSE_EXPIRES_AT),
+    },
+    expected: e === null ? null : {
+      CELLM_PROSE_ACTIVE: sanitize(e.CELLM_PROSE_ACTIVE),
+      CELLM_PROSE_LEVEL: sanitize(e.CELLM_PROSE_LEVEL),
+      CELLM_PROSE_EXPIRES_AT: sanitize(e.CELLM_PROSE_EXPIRES_AT),
+    },
+  };
 }
 
 /**
- * Build the status document for a read. Pass `mirror` when a backend read its mirror.
- *
- * @example
- * ```ts ignore
- * import { readProseFlag, statusDocument } from "./mod.ts";
- * const doc = statusDocument(readProseFlag(), "filesystem", Date.now());
- * ```
+ * Build the status document for a read. `mirror` is what a backend read from its database:
+ * omitted without a backend (`mirror`, `drift`, `driftKeys` are `null`), `null` when the database
+ * could not be read (every key drifts).
  */
 export function statusDocument(
   read: FlagRead,
   via: "filesystem" | "backend",
   now: number,
-  mirror: MirrorReport | null = null,
+  mirror?: MirrorRows | null,
 ): StatusDocument {
-  const showFlag = read.state === "active" || read.state === "expired";
-  return {
+  const expected = expectedMirror(read);
+  const keys = mirror === undefined
+    ? null
+    : mirror === null
+    ? [...MIRROR_KEYS]
+    : driftKeys(mirror, expected);
+  return sanitizeStatusDocument({
     schema: STATUS_SCHEMA_ID,
     via,
     now,
-    flagPath: sanitize(read.path),
+    flagPath: read.path,
     state: read.state,
     reason: read.reason,
     field: read.field,
     effectiveLevel: resolveLevel(read),
-    flag: showFlag ? read.flag : null,
-    mirror: mirror?.mirror ?? null,
-    expected: expectedMirror(read),
-    drift: mirror?.drift ?? null,
-    driftKeys: mirror?.driftKeys ?? null,
-  };
+    flag: read.state === "active" || read.state === "expired" ? read.flag : null,
+    mirror: mirror ?? null,
+    expected,
+    drift: keys === null ? null : keys.length > 0,
+    driftKeys: keys,
+  });
 }

@@ -1,9 +1,30 @@
 import assert from "node:assert/strict";
-import type { FlagRead } from "./flag_io.ts";
-import type { ProseFlag } from "./schema.ts";
-import { statusDocument, StatusDocumentSchema, statusLine, statusSentence } from "./status.ts";
+import type { FlagRead } from "./flag.ts";
+import {
+  type MirrorRows,
+  type ProseFlag,
+  type StatusDocument,
+  StatusDocumentSchema,
+} from "./schema.ts";
+import {
+  driftKeys,
+  expectedMirror,
+  MIRROR_DEFAULTS,
+  sanitizeStatusDocument,
+  statusDocument,
+} from "./status.ts";
 
 const NOW = 1_800_000_000_000;
+const ACTIVE_FULL = {
+  CELLM_PROSE_ACTIVE: "true",
+  CELLM_PROSE_LEVEL: "full",
+  CELLM_PROSE_EXPIRES_AT: "1800000000000",
+};
+const NO_ROWS: MirrorRows = {
+  CELLM_PROSE_ACTIVE: null,
+  CELLM_PROSE_LEVEL: null,
+  CELLM_PROSE_EXPIRES_AT: null,
+};
 
 function active(patch: Partial<ProseFlag>): FlagRead {
   const flag: ProseFlag = {
@@ -17,39 +38,57 @@ function active(patch: Partial<ProseFlag>): FlagRead {
   return { state: "active", flag, reason: null, field: null, path: "/r/prose/.active", raw: null };
 }
 
-Deno.test("sentences", () => {
-  assert.equal(
-    statusSentence(active({})),
-    "Prose override active: level full, 1 response left, no time limit.",
+Deno.test("expectedMirror: only an active flag is mirrored as active", () => {
+  assert.deepEqual(
+    expectedMirror({ state: "active", flag: { level: "full", expiresAt: 1800000000000 } }),
+    ACTIVE_FULL,
   );
-  assert.equal(
-    statusSentence(
-      active({ level: "minimal", ttl: { unit: "session", value: 0 }, expiresAt: NOW + 1000 }),
-    ),
-    `Prose override active: level minimal, until the session ends, expires ${
-      new Date(NOW + 1000).toISOString()
-    }.`,
+  assert.deepEqual(
+    expectedMirror({ state: "active", flag: { level: "off", expiresAt: null } }),
+    { CELLM_PROSE_ACTIVE: "true", CELLM_PROSE_LEVEL: "off", CELLM_PROSE_EXPIRES_AT: "null" },
   );
-  assert.match(statusSentence(active({ level: "off" })), /^Prose override paused \(level off\)/);
-  const invalid: FlagRead = {
-    state: "invalid",
-    flag: null,
-    reason: "schema",
-    field: "level",
-    path: "/p",
-    raw: new TextEncoder().encode("{}"),
-  };
-  assert.match(statusSentence(invalid), /run `prose off`/);
-  assert.equal(
-    statusLine(invalid),
-    "PROSE: state=invalid level=- effective=off ttl=- expiresAt=- activatedAt=- source=- reason=schema field=level",
-  );
+  for (const state of ["expired", "absent", "invalid", "unsafe"]) {
+    const flag = state === "expired" ? { level: "full", expiresAt: 5 } : null;
+    assert.deepEqual(expectedMirror({ state, flag }), MIRROR_DEFAULTS);
+  }
 });
 
-Deno.test("status document parses with its own schema and hides invalid content", () => {
+Deno.test("driftKeys: missing rows are inactive defaults; keys in fixed order", () => {
+  assert.deepEqual(driftKeys(NO_ROWS, { ...MIRROR_DEFAULTS }), []);
+  assert.deepEqual(driftKeys(NO_ROWS, ACTIVE_FULL), [
+    "CELLM_PROSE_ACTIVE",
+    "CELLM_PROSE_LEVEL",
+    "CELLM_PROSE_EXPIRES_AT",
+  ]);
+  assert.deepEqual(driftKeys({ ...ACTIVE_FULL, CELLM_PROSE_LEVEL: "minimal" }, ACTIVE_FULL), [
+    "CELLM_PROSE_LEVEL",
+  ]);
+});
+
+Deno.test("driftKeys: undecodable values are drift even when equal as text", () => {
+  const odd = {
+    CELLM_PROSE_ACTIVE: "yes",
+    CELLM_PROSE_LEVEL: "max",
+    CELLM_PROSE_EXPIRES_AT: "007",
+  };
+  assert.deepEqual(driftKeys(odd, odd), [
+    "CELLM_PROSE_ACTIVE",
+    "CELLM_PROSE_LEVEL",
+    "CELLM_PROSE_EXPIRES_AT",
+  ]);
+});
+
+Deno.test("status document: keys in contract order, parses with its own schema, hides invalid content", () => {
   const doc = statusDocument(active({ ttl: { unit: "block", value: 0 } }), "filesystem", NOW);
+  // Keys in the order of the schema, which is the contract order.
+  assert.deepEqual(Object.keys(doc), Object.keys(StatusDocumentSchema.shape));
   assert.equal(StatusDocumentSchema.safeParse(doc).success, true);
-  assert.equal(doc.effectiveLevel, "full");
+  assert.deepEqual([doc.effectiveLevel, doc.mirror, doc.drift, doc.driftKeys], [
+    "full",
+    null,
+    null,
+    null,
+  ]);
   const hidden = statusDocument(
     {
       state: "invalid",
@@ -65,4 +104,50 @@ Deno.test("status document parses with its own schema and hides invalid content"
   assert.equal(hidden.flag, null);
   assert.equal(hidden.flagPath, "/p");
   assert.equal(StatusDocumentSchema.safeParse(hidden).success, true);
+});
+
+Deno.test("status document with a mirror: drift from the rows; an unreadable mirror drifts everywhere", () => {
+  const read = active({ expiresAt: NOW + 1 });
+  const same = statusDocument(read, "backend", NOW, { ...expectedMirror(read) });
+  assert.deepEqual([same.drift, same.driftKeys], [false, []]);
+  const broken = statusDocument(read, "backend", NOW, null);
+  assert.deepEqual([broken.mirror, broken.drift, broken.driftKeys?.length], [null, true, 3]);
+  const odd = statusDocument(read, "backend", NOW, {
+    ...NO_ROWS,
+    CELLM_PROSE_ACTIVE: "\x1b[2Jtrue",
+  });
+  assert.equal(odd.mirror?.CELLM_PROSE_ACTIVE, "true");
+  assert.deepEqual(odd.driftKeys, [
+    "CELLM_PROSE_ACTIVE",
+    "CELLM_PROSE_LEVEL",
+    "CELLM_PROSE_EXPIRES_AT",
+  ]);
+});
+
+Deno.test("sanitizeStatusDocument strips escapes from every received string", () => {
+  const doc: StatusDocument = {
+    schema: "ctxkit.prose.status/1",
+    via: "backend",
+    now: 1,
+    flagPath: "/tmp/\u001b[31mx/.active",
+    state: "invalid",
+    reason: "schema\u0007",
+    field: "(extra-key)",
+    effectiveLevel: "off",
+    flag: null,
+    mirror: {
+      CELLM_PROSE_ACTIVE: "\u001b]0;title\u0007true",
+      CELLM_PROSE_LEVEL: null,
+      CELLM_PROSE_EXPIRES_AT: "null",
+    },
+    expected: { ...MIRROR_DEFAULTS },
+    drift: true,
+    driftKeys: ["CELLM_PROSE_ACTIVE"],
+  };
+  const clean = sanitizeStatusDocument(doc);
+  assert.equal(clean.flagPath, "/tmp/x/.active");
+  assert.equal(clean.reason, "schema");
+  assert.equal(clean.mirror?.CELLM_PROSE_ACTIVE, "true");
+  assert.ok(!JSON.stringify(clean).includes("\u001b"));
+  assert.deepEqual(Object.keys(clean), Object.keys(doc));
 });

@@ -12,9 +12,16 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 
-import { clearProseFlag, readProseFlag, sweepTemps, writeProseFlag } from "./flag_io.ts";
+import {
+  clearProseFlag,
+  flagPath,
+  readProseFlag,
+  resolveLevel,
+  resolvePaths,
+  writeProseFlag,
+} from "./flag.ts";
+import { EnvironmentError } from "../errors.ts";
 import { type ProseFlag, serializeFlag } from "./schema.ts";
-import { resolveLevel } from "./ops.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 const NOW = 1_800_000_000_000;
@@ -218,21 +225,69 @@ Deno.test("stale temp files are swept after a write, fresh ones kept", () => {
     ".active",
     ".active.tmp-2-0000000000000000",
   ]);
-  assert.equal(sweepTemps(join(r, "prose"), ".active.tmp-", Date.now() + 120_000), 1);
 });
+
+/** Run `body` with `vars` set (`undefined` deletes), restoring the environment after. */
+function withEnv(vars: Record<string, string | undefined>, body: () => void): void {
+  const saved = Object.fromEntries(Object.keys(vars).map((k) => [k, Deno.env.get(k)]));
+  try {
+    for (const [k, v] of Object.entries(vars)) {
+      v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
+    }
+    body();
+  } finally {
+    for (const [k, v] of Object.entries(saved)) {
+      v === undefined ? Deno.env.delete(k) : Deno.env.set(k, v);
+    }
+  }
+}
 
 Deno.test("relative root is a TypeError; no HOME and no CELLM_DIR reads as unsafe/no-root", () => {
   assert.throws(() => readProseFlag({ root: "rel" }), TypeError);
-  const saved = { home: Deno.env.get("HOME"), cellm: Deno.env.get("CELLM_DIR") };
-  try {
-    Deno.env.delete("HOME");
-    Deno.env.delete("CELLM_DIR");
+  withEnv({ HOME: undefined, CELLM_DIR: undefined }, () => {
     const read = readProseFlag();
     assert.deepEqual([read.state, read.reason], ["unsafe", "no-root"]);
     const w = writeProseFlag(FLAG);
     assert.equal(!w.ok && w.reason, "no-root");
-  } finally {
-    if (saved.home !== undefined) Deno.env.set("HOME", saved.home);
-    if (saved.cellm !== undefined) Deno.env.set("CELLM_DIR", saved.cellm);
-  }
+    assert.equal(flagPath(), "");
+    assert.throws(
+      () => resolvePaths(),
+      (e: unknown) => e instanceof EnvironmentError && e.variable === "HOME",
+    );
+  });
+  withEnv({ CELLM_DIR: "relative/dir" }, () => {
+    assert.throws(
+      () => resolvePaths(),
+      (e: unknown) => e instanceof EnvironmentError && e.variable === "CELLM_DIR",
+    );
+  });
+});
+
+Deno.test("paths: CELLM_DIR keeps its spelling (trailing / dropped); HOME joins .cellm lexically", () => {
+  withEnv({ CELLM_DIR: "/a/b/", HOME: "/h" }, () => {
+    assert.deepEqual(resolvePaths(), {
+      root: "/a/b",
+      dir: "/a/b/prose",
+      flag: "/a/b/prose/.active",
+      config: "/a/b/prose/config.json",
+      db: "/a/b/prose/prose.db",
+      workerJson: "/a/b/worker.json",
+    });
+  });
+  withEnv({ CELLM_DIR: undefined, HOME: "/h//x/../" }, () => {
+    assert.equal(resolvePaths().root, "/h/.cellm");
+    assert.equal(resolvePaths().flag, "/h/.cellm/prose/.active");
+  });
+  assert.equal(resolvePaths({ root: "/r/./s" }).dir, "/r/s/prose");
+});
+
+Deno.test("a FIFO at the flag path is unsafe and never opened", () => {
+  const r = root();
+  mkdirSync(join(r, "prose"), { mode: 0o700 });
+  const fifo = new Deno.Command("mkfifo", { args: [join(r, "prose", ".active")] }).outputSync();
+  if (!fifo.success) return; // no mkfifo here
+  const read = readProseFlag({ root: r });
+  assert.deepEqual([read.state, read.reason], ["unsafe", "not-regular-file"]);
+  const w = writeProseFlag(FLAG, { root: r });
+  assert.equal(!w.ok && w.reason, "not-regular-file");
 });
