@@ -1,6 +1,7 @@
 /**
- * Large inputs (reliability suite): a 50 MB instruction file, 10,000 snapshot targets and a
- * 100,000-file tree, each run through the real CLIs as child processes at two sizes (1/4 and full).
+ * Large inputs (reliability suite): a 50 MB instruction file, 10,000 snapshot targets, a
+ * 100,000-file tree, each run through the real CLIs as child processes at two sizes (1/4 and full),
+ * and a 3 GiB (sparse) target and rule file, whose peak RSS must stay at most 150 MiB.
  * Prints, per step, the wall time, the time per item with Deno's start-up subtracted, the ratio of
  * the per-item times (full ÷ quarter: ~1 is linear, ~4 would be quadratic; target ≤ 2) and the peak
  * RSS (VmHWM) of the child (targets: ≤ 12× the instruction file's size and < 512 MiB for the many-file
@@ -36,7 +37,13 @@ interface Step {
   stdout: string;
 }
 
-function runBin(bin: string, args: string[], env: Record<string, string>, cwd: string): Step {
+function runBin(
+  bin: string,
+  args: string[],
+  env: Record<string, string>,
+  cwd: string,
+  expectCode = 0,
+): Step {
   const peakFile = join(cwd, ".peak");
   const start = performance.now();
   const out = new Deno.Command(Deno.execPath(), {
@@ -47,7 +54,7 @@ function runBin(bin: string, args: string[], env: Record<string, string>, cwd: s
   }).outputSync();
   const ms = performance.now() - start;
   const stdout = new TextDecoder().decode(out.stdout);
-  if (!out.success) {
+  if (out.code !== expectCode) {
     throw new Error(
       `${bin} ${args.slice(0, 3).join(" ")}…: ${new TextDecoder().decode(out.stderr)}`,
     );
@@ -213,6 +220,54 @@ if (PEAK_FILE !== undefined && BIN !== undefined) {
     }
     report("file tree, context-scan", trees[0], trees[1], "files", scans[0], scans[1], startup);
     checkPeak(`file tree, context-scan (${treeFiles} files)`, scans[1].peakMib, MANY_PEAK_MIB);
+
+    // 4. A 3 GiB target (sparse: no disk for the original, 3 GiB for each copy): snapshot streams
+    // it, the token gate refuses it, restore streams it back; context-scan stats a 3 GiB rule file.
+    // Memory must not grow with the file (references/reliability.md#large-inputs).
+    const huge = QUICK ? 300 * 1024 * 1024 : 3 * 1024 * 1024 * 1024;
+    const hugeProj = `${base}/huge`;
+    write(`${hugeProj}/CLAUDE.md`, "# huge\n");
+    Deno.truncateSync(`${hugeProj}/CLAUDE.md`, huge);
+    write(`${hugeProj}/.claude/rules/huge.md`, '---\npaths: ["src/**"]\n---\n');
+    Deno.truncateSync(`${hugeProj}/.claude/rules/huge.md`, huge);
+    const label = `${(huge / 1024 ** 3).toFixed(1)} GiB`;
+    const hugeSnap = runBin("context-guard", ["snapshot", "CLAUDE.md"], env(hugeProj), hugeProj);
+    checkPeak(`${label} target, snapshot (${hugeSnap.ms.toFixed(0)} ms)`, hugeSnap.peakMib, 150);
+    const hugeRun = hugeSnap.stdout.match(/^RUN_DIR: (.*)$/m)![1];
+    const gate = runBin(
+      "context-guard",
+      ["verify", "--run-dir", hugeRun, "CLAUDE.md"],
+      env(hugeProj),
+      hugeProj,
+      2,
+    );
+    checkPeak(`${label} target, verify refused (${gate.ms.toFixed(0)} ms)`, gate.peakMib, 150);
+    Deno.truncateSync(`${hugeProj}/CLAUDE.md`, 0); // the optimizer's rewrite
+    runBin(
+      "text-guard",
+      ["checkpoint", "--run-dir", hugeRun, "CLAUDE.md"],
+      env(hugeProj),
+      hugeProj,
+    );
+    const hugeRestore = runBin(
+      "context-guard",
+      ["restore", "--run-dir", hugeRun],
+      env(hugeProj),
+      hugeProj,
+    );
+    checkPeak(
+      `${label} target, restore (${hugeRestore.ms.toFixed(0)} ms)`,
+      hugeRestore.peakMib,
+      150,
+    );
+    rmSync(hugeRun, { recursive: true, force: true });
+    const hugeScan = runBin("context-scan", ["--root", hugeProj], env(hugeProj), hugeProj);
+    checkPeak(
+      `${label} rule file, context-scan (${hugeScan.ms.toFixed(0)} ms)`,
+      hugeScan.peakMib,
+      150,
+    );
+    rmSync(hugeProj, { recursive: true, force: true });
     console.log(failed ? "FAIL" : "PASS");
     if (failed) Deno.exitCode = 1;
   } finally {

@@ -10,6 +10,7 @@
  */
 
 import { EnvironmentError } from "./errors.ts";
+import { gitToplevel } from "./git.ts";
 import { text } from "./text.ts";
 
 /** Read an environment variable; `undefined` when unset or empty. */
@@ -95,6 +96,35 @@ export function logicalCwd(): string {
 }
 
 /**
+ * The git work tree's top level for the current directory, written logically: when the logical cwd
+ * reaches the work tree through a link, the same link is kept (`/link/repo`, not `/real/repo`), so
+ * paths under it compare with the user's logical arguments. `undefined` outside a work tree (or
+ * without git).
+ */
+export function logicalGitToplevel(): string | undefined {
+  const physicalCwd = Deno.cwd();
+  const top = gitToplevel(physicalCwd);
+  if (top === undefined) return undefined;
+  const cwd = logicalCwd();
+  let realTop: string;
+  let realCwd: string;
+  try {
+    realTop = Deno.realPathSync(top);
+    realCwd = Deno.realPathSync(physicalCwd);
+  } catch {
+    return top;
+  }
+  if (realCwd === realTop) return cwd;
+  if (!realCwd.startsWith(realTop === "/" ? "/" : `${realTop}/`)) return top;
+  const below = realCwd.slice(realTop === "/" ? 0 : realTop.length);
+  if (cwd.endsWith(below)) {
+    const candidate = cwd.slice(0, cwd.length - below.length) || "/";
+    if (sameDirectory(candidate, realTop)) return candidate;
+  }
+  return top;
+}
+
+/**
  * The global Claude root `G`: `$CLAUDE_CONFIG_DIR` (trailing `/` removed, relative joined
  * lexically to the logical cwd) when set and non-empty, else the string `$HOME/.claude` verbatim.
  * Throws {@linkcode EnvironmentError} `HOME is not set` when neither is available.
@@ -118,6 +148,3 @@ export function globalRoot(): string {
   if (home === undefined) throw new EnvironmentError("HOME", text`HOME is not set`);
   return `${home}/.claude`;
 }
-
-// TRANSITION(issue 11): callers move to lib/_fs/inspect.ts; removed when every tool is migrated.
-export { isDirectoryFollow as isDirectory, physicalPath } from "./_fs/inspect.ts";

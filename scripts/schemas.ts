@@ -15,14 +15,18 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { z } from "zod";
-import { writeFileAtomic } from "../lib/atomic.ts";
+import { writeFileAtomic } from "../lib/_fs/write.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
 import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state/document.ts";
 import { ScanDocumentSchema } from "../lib/scan/schema.ts";
-import { ProseFlagZod } from "../lib/prose/schema.ts";
-import { ProseConfigZod } from "../lib/prose/config.ts";
-import { StatusDocumentZod } from "../lib/prose/status.ts";
-import { ErrorBodyZod, ToggleRequestZod, ToggleResponseZod } from "../lib/prose/server_protocol.ts";
+import {
+  ErrorBodySchema,
+  ProseFlagSchema,
+  StatusDocumentSchema,
+  ToggleRequestSchema,
+  ToggleResponseSchema,
+} from "../lib/prose/schema.ts";
+import { ProseConfigSchema } from "../lib/prose/config.ts";
 
 /** One published document. */
 export interface SchemaEntry {
@@ -42,67 +46,71 @@ export const SCHEMAS: readonly SchemaEntry[] = [
     name: "manifest",
     title: "context-guard manifest.json",
     description:
-      "The manifest context-guard snapshot writes into each run dir (<backups>/<ts>-<layer>_context-slim/manifest.json); spec context-guard.md §7.2.",
+      "The manifest context-guard snapshot writes into each run dir (<backups>/<ts>-<layer>_context-slim/manifest.json); contract: references/context-guard.md#the-manifest.",
     schema: WrittenManifestSchema,
   },
   {
     name: "state",
     title: "context-slim ratchet state.json",
     description:
-      "The ratchet state context-guard state writes (<root>/.claude/brewtools/context-slim/state.json); spec context-guard.md §7.9.",
+      "The ratchet state context-guard state writes (<root>/.claude/brewtools/context-slim/state.json); contract: references/context-guard.md#ratchet-state.",
     schema: StateDocumentSchema,
   },
   {
     name: "scan",
     title: "context-scan output",
     description:
-      "The JSON document context-scan prints on stdout; spec context-scan.md §6. Consumers stop on a non-zero exit or a non-empty scan_issues.",
+      "The JSON document context-scan prints on stdout; contract: references/context-scan.md#output-document. Consumers stop on a non-zero exit or a non-empty scan_issues.",
     schema: ScanDocumentSchema,
   },
   {
     name: "ledger-row",
     title: "context-slim ledger row",
     description:
-      "One row of the drop ledger (TSV: path<TAB>line-range<TAB>survivor<TAB>reason) as state.json records it in drops[]; spec context-guard.md §7.5, §7.9.",
+      "One row of the drop ledger (TSV: path<TAB>line-range<TAB>survivor<TAB>reason) as state.json records it in drops[]; contract: references/context-guard.md#drop-ledger (format) and #ratchet-state (drops).",
     schema: StateDropSchema,
   },
   {
     name: "prose-flag",
     title: "prose override flag (~/.cellm/prose/.active)",
     description:
-      "The flag file, compact JSON + newline, at most 1024 bytes. Cross-field rules (expiresAt > activatedAt, null for explicit; auto-clarity limits) are enforced by ctxkit beyond this schema; spec prose.md §3.",
-    schema: ProseFlagZod,
+      "The flag file, compact JSON + newline, at most 1024 bytes. Cross-field rules (expiresAt > activatedAt, null for explicit; auto-clarity limits) are enforced by ctxkit beyond this schema; contract: references/prose.md#flag.",
+    schema: ProseFlagSchema,
   },
   {
     name: "prose-config",
     title: "prose config (~/.cellm/prose/config.json, JSONC)",
-    description: "The optional JSONC config with its defaults; spec prose.md §4.",
-    schema: ProseConfigZod,
+    description:
+      "The optional JSONC config with its defaults; contract: references/prose.md#config.",
+    schema: ProseConfigSchema,
   },
   {
     name: "prose-status",
     title: "prose status document",
     description:
-      "`prose status --json` and GET /api/prose/status; spec prose.md §6 (status) and §9.",
-    schema: StatusDocumentZod,
+      "`prose status --json` and GET /api/prose/status; contract: references/prose.md#status-document.",
+    schema: StatusDocumentSchema,
   },
   {
     name: "prose-toggle-request",
     title: "POST /api/prose/toggle request body",
-    description: "The strict body the prose backend accepts; spec prose.md §9.",
-    schema: ToggleRequestZod,
+    description:
+      "The strict body the prose backend accepts; contract: references/prose.md#post-apiprosetoggle.",
+    schema: ToggleRequestSchema,
   },
   {
     name: "prose-toggle-response",
     title: "POST /api/prose/toggle response body",
-    description: "The prose backend's answer to a successful toggle; spec prose.md §9.",
-    schema: ToggleResponseZod,
+    description:
+      "The prose backend's answer to a successful toggle; contract: references/prose.md#post-apiprosetoggle.",
+    schema: ToggleResponseSchema,
   },
   {
     name: "prose-error",
     title: "prose backend error body",
-    description: "Every non-2xx answer of the prose backend; spec prose.md §9.",
-    schema: ErrorBodyZod,
+    description:
+      "Every non-2xx answer of the prose backend; contract: references/prose.md#http-checks.",
+    schema: ErrorBodySchema,
   },
 ];
 

@@ -1,5 +1,5 @@
 /**
- * Fixtures shared by the text-guard and context-guard CLI tests: the §8 worked-example project,
+ * Fixtures shared by the text-guard and context-guard CLI tests: the worked-example project,
  * tree listings for "nothing written" assertions, and stream helpers.
  *
  * @module
@@ -10,13 +10,13 @@ import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
 import { git, lines, makeTempDir, type RunResult, writeTree } from "./_helpers.ts";
 
-/** CLAUDE.md of the §8 examples (196 bytes). */
+/** CLAUDE.md of the worked examples (196 bytes). */
 export const CLAUDE_MD =
   "# Project rules\n\nUse Node 20.11 and run scripts/build.sh before every release.\n" +
   "You MUST NOT push to main directly; NEVER skip review.\n" +
   "Set env!=prod when testing. Timeout is 30 seconds, retries 3.\n";
 
-/** `.claude/rules/style.md` of the §8 examples (84 bytes). */
+/** `.claude/rules/style.md` of the worked examples (84 bytes). */
 export const STYLE_MD =
   "# Style\n\nIndent with 2 spaces. Max line length 120.\nALWAYS run lint/check.sh first.\n";
 
@@ -77,7 +77,7 @@ export function outLines(r: RunResult): string[] {
   return lines(r.stdout);
 }
 
-/** The §8 setup: a home, a git project with CLAUDE.md tracked + committed and style.md loose. */
+/** The worked-example setup: a home, a git project with CLAUDE.md tracked + committed and style.md loose. */
 export interface ExampleProject {
   /** Temp base dir. */
   base: string;
@@ -91,7 +91,7 @@ export interface ExampleProject {
   env: Record<string, string>;
 }
 
-/** Build the §8 example project in a fresh temp dir. */
+/** Build the worked-example project in a fresh temp dir. */
 export function exampleProject(options: { git?: boolean } = {}): ExampleProject {
   const base = makeTempDir("ctxkit-guard-");
   const home = `${base}/home/ana`;

@@ -1,7 +1,7 @@
 /**
  * Concurrency of the guard's write paths (reliability suite): same-second snapshots of one layer,
  * restore racing an editor, and two restores of one run at once. (Concurrent prose writers:
- * tests/prose_concurrency_test.ts, §11.24 — 20 writers plus a reader.)
+ * tests/prose_concurrency_test.ts — 20 writers plus a reader.)
  */
 import assert from "node:assert/strict";
 import { renameSync, writeFileSync } from "node:fs";
@@ -48,8 +48,12 @@ Deno.test("two snapshots of one layer in the same second get distinct run dirs, 
       const m = readManifest(dirs[i]);
       assert.equal(m.root, p.proj);
       assert.deepEqual(m.files, [
-        { path: ".claude/rules/style.md", sha256: fileHash(`${p.proj}/.claude/rules/style.md`) },
-        { path: "CLAUDE.md", sha256: fileHash(`${p.proj}/CLAUDE.md`) },
+        {
+          path: ".claude/rules/style.md",
+          sha256: fileHash(`${p.proj}/.claude/rules/style.md`),
+          mode: 0o644,
+        },
+        { path: "CLAUDE.md", sha256: fileHash(`${p.proj}/CLAUDE.md`), mode: 0o644 },
       ]);
       for (const f of m.files) assert.equal(fileHash(`${dirs[i]}/orig/${f.path}`), f.sha256);
       const doc = JSON.parse(read(`${dirs[i]}/manifest.json`));

@@ -1,5 +1,6 @@
 /**
- * CLI tests of `context-guard verify-deleted` (spec §7.6, §9 G8, §10 "verify-deleted" lines).
+ * CLI tests of `context-guard verify-deleted` (`references/context-guard.md#verify-deleted`): the
+ * proof, the draft record put back, the whole-run rollback and every refusal.
  */
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
@@ -10,7 +11,6 @@ import {
   errLines,
   type ExampleProject,
   exampleProject,
-  fileHash,
   outLines,
   read,
   STYLE_MD,
@@ -33,7 +33,7 @@ function tg(ex: ExampleProject, args: string[]) {
 }
 
 /**
- * §8 project plus `old.md`, all three snapshotted; CLAUDE.md edited and checkpointed, `old.md`
+ * The worked-example project plus `old.md`, all three snapshotted; CLAUDE.md edited and checkpointed, `old.md`
  * deleted (and checkpointed as `MISSING` unless `checkpointDeletion` is false).
  */
 function setup(options: { checkpointDeletion?: boolean } = {}): { ex: ExampleProject; rd: string } {
@@ -80,7 +80,7 @@ Deno.test("verify-deleted PASS: CHECKPOINT, report, MERGED_VERIFIED; stand-in go
     `MERGED_VERIFIED: ${OLD} -> CLAUDE.md ${STYLE}`,
   ]);
   assert.ok(!existsSync(`${ex.proj}/${OLD}`), "stand-in removed");
-  assert.equal(recordOf(rd, OLD), "MISSING\n", "draft record put back (G8)");
+  assert.equal(recordOf(rd, OLD), "MISSING\n", "draft record put back");
   // A later rollback of the run succeeds and brings the deleted file back.
   const rb = cg(ex, ["rollback", "--run-dir", rd]);
   assert.equal(rb.code, 0, rb.stdout + rb.stderr);
@@ -133,7 +133,7 @@ Deno.test("verify-deleted FAIL: MERGE_UNPROVEN on stderr, whole-run rollback res
   assert.equal(read(`${ex.proj}/${STYLE}`), STYLE_MD);
 });
 
-Deno.test("verify-deleted FAIL with a refused rollback keeps the stand-in (still restorable later)", () => {
+Deno.test("verify-deleted FAIL with a refused rollback leaves the file deleted, its deletion owned (restorable later)", () => {
   const { ex, rd } = setup();
   // A concurrent edit to style.md without a checkpoint: the run cannot be rolled back.
   writeTree(ex.proj, { [STYLE]: STYLE_MD + "someone else's line\n" });
@@ -148,8 +148,9 @@ Deno.test("verify-deleted FAIL with a refused rollback keeps the stand-in (still
     err.at(-1),
     `RUN: FAILED - recovery incomplete; inspect preserved current files in ${rd}`,
   );
-  assert.equal(read(`${ex.proj}/${OLD}`), read(`${ex.proj}/${STYLE}`), "stand-in left in place");
-  assert.equal(recordOf(rd, OLD), `${fileHash(`${ex.proj}/${OLD}`)}\n`, "stand-in owned");
+  // Nothing was ever written at the deleted path (references/context-guard.md#verify-deleted).
+  assert.ok(!existsSync(`${ex.proj}/${OLD}`), "the deleted path stays absent");
+  assert.equal(recordOf(rd, OLD), "MISSING\n", "the deletion is owned");
   // Once the concurrent edit is settled, restoring the deleted file works.
   const rs = cg(ex, ["restore", "--run-dir", rd, OLD]);
   assert.equal(rs.code, 0, rs.stderr);
@@ -199,10 +200,13 @@ Deno.test("verify-deleted: selector heuristic takes `last` and a <ts> before the
     assert.equal(r.code, 0, `${selector}: ${r.stderr}`);
     assert.equal(outLines(r).at(-1), `MERGED_VERIFIED: ${OLD} -> CLAUDE.md ${STYLE}`);
   }
-  // After a target, a second positional is another target.
-  const r = cg(ex, ["verify-deleted", "--survivor", "CLAUDE.md", OLD, "last"]);
-  assert.equal(r.code, 2);
-  assert.deepEqual(errLines(r), ["❌ verify-deleted takes exactly one deleted file"]);
+  // A selector's word after the target is the selector too (one rule for every command).
+  const r = cg(ex, ["verify-deleted", "--survivor", "CLAUDE.md", "--survivor", STYLE, OLD, "last"]);
+  assert.equal(r.code, 0, r.stderr);
+  // Two targets are still refused.
+  const two = cg(ex, ["verify-deleted", "--survivor", "CLAUDE.md", OLD, "other.md"]);
+  assert.equal(two.code, 2);
+  assert.deepEqual(errLines(two), ["❌ verify-deleted takes exactly one deleted file"]);
 });
 
 Deno.test("verify-deleted: refusals exit 2 in order, nothing written", () => {
@@ -249,12 +253,12 @@ Deno.test("verify-deleted: refusals exit 2 in order, nothing written", () => {
     assert.deepEqual(errLines(r), [message], args.join(" "));
   }
   assert.deepEqual([...treeState(ex.proj), ...treeState(ex.backups)], before);
-  // No backups at all.
+  // No backups at all: said so (the original printed `❌ no snapshot dir: /orig`).
   const empty = exampleProject();
   writeTree(empty.proj, {});
   const r = cg(empty, ["verify-deleted", "--survivor", "CLAUDE.md", OLD]);
   assert.equal(r.code, 2);
-  assert.deepEqual(errLines(r), ["❌ no snapshot dir: /orig"]);
+  assert.deepEqual(errLines(r), [`❌ no backups under ${empty.backups}`]);
 });
 
 Deno.test("verify-deleted --global: the deleted file and run dir of the global layer", () => {
@@ -276,12 +280,21 @@ Deno.test("verify-deleted --global: the deleted file and run dir of the global l
   ]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.equal(outLines(r).at(-1), `MERGED_VERIFIED: rules/dup.md -> ${g}/CLAUDE.md`);
-  // The project layer has no such snapshot.
-  const p = cg(ex, ["verify-deleted", "--survivor", `${g}/CLAUDE.md`, `${g}/rules/dup.md`]);
+  // Without --global the target's location implies the layer.
+  const implied = cg(ex, ["verify-deleted", "--survivor", `${g}/CLAUDE.md`, `${g}/rules/dup.md`]);
+  assert.equal(implied.code, 0, implied.stderr);
+  // --project names a layer with no such snapshot.
+  const p = cg(ex, [
+    "verify-deleted",
+    "--project",
+    "--survivor",
+    `${g}/CLAUDE.md`,
+    `${g}/rules/dup.md`,
+  ]);
   assert.equal(p.code, 2);
 });
 
-Deno.test("verify-deleted: a stand-in that cannot be written → exit 2, nothing changed", () => {
+Deno.test("verify-deleted: a run dir the user cannot write → exit 2, one clear line, nothing changed", () => {
   const base = makeSharedTempDir("ctxkit-vd-");
   const home = `${base}/home`;
   const proj = `${home}/proj`;
@@ -310,7 +323,7 @@ Deno.test("verify-deleted: a stand-in that cannot be written → exit 2, nothing
   assert.equal(r.stdout, "");
   assert.match(
     errLines(r)[0],
-    /^❌ cannot write stand-in: old\.md \(.*(EACCES|[Pp]ermission denied).*\)$/,
+    /^❌ cannot record the draft: .*old\.md\.sha256 \(Permission denied\)$/,
   );
   assert.ok(!existsSync(`${proj}/old.md`));
   assert.ok(!existsSync(`${rd}/draft`));

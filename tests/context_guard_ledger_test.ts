@@ -1,5 +1,6 @@
 /**
- * CLI tests of `context-guard verify --ledger` (spec §7.4, §7.5, example §8.6, §10 "Ledger" lines).
+ * CLI tests of `context-guard verify --ledger` (`references/context-guard.md#drop-ledger`): the
+ * ledger example, coverage, matching, validation and the whole-run rollback.
  */
 import assert from "node:assert/strict";
 import { symlinkSync } from "node:fs";
@@ -16,11 +17,11 @@ import {
   writeTree,
 } from "./_guard_fixtures.ts";
 
-/** CLAUDE.md of §8.6: `30` and `scripts/build.sh` dropped. */
+/** CLAUDE.md of the ledger example: `30` and `scripts/build.sh` dropped. */
 const CLAUDE_86 = "# Project rules\nUse Node 20.11.\n" +
   "You MUST NOT push to main directly; NEVER skip review.\n" +
   "Set env!=prod when testing; retries 3.\n";
-/** style.md of §8.6: now also names scripts/build.sh. */
+/** style.md of the ledger example: now also names scripts/build.sh. */
 const STYLE_86 = "# Style\n\nIndent with 2 spaces. Max line length 120.\n" +
   "ALWAYS run lint/check.sh and scripts/build.sh first.\n";
 
@@ -32,7 +33,7 @@ function cg(ex: ExampleProject, args: string[], env: Record<string, string> = {}
   return runTool("context-guard", args, { cwd: ex.proj, env: { ...ex.env, ...env } });
 }
 
-/** §8 project, snapshotted (both files), drafts rewritten as §8.6 and checkpointed. */
+/** The worked-example project, snapshotted (both files), drafts rewritten as in the ledger example and checkpointed. */
 function setup(options: { checkpoint?: boolean } = {}): { ex: ExampleProject; rd: string } {
   const ex = exampleProject();
   const snap = cg(ex, ["snapshot", "CLAUDE.md", ".claude/rules/style.md"]);
@@ -78,7 +79,7 @@ function rollbackTail(rd: string): string[] {
   ];
 }
 
-Deno.test("ledger §8.6: every miss ledgered → GATE: PASS (every miss ledgered), exit 0, nothing restored", () => {
+Deno.test("ledger example: every miss ledgered → GATE: PASS (every miss ledgered), exit 0, nothing restored", () => {
   const { ex, rd } = setup();
   writeTree(ex.proj, { "ledger.tsv": HEADER + ROW2 + ROW3 });
   const r = cg(ex, verifyArgs(rd));
@@ -100,7 +101,7 @@ Deno.test("ledger §8.6: every miss ledgered → GATE: PASS (every miss ledgered
   assert.equal(read(`${ex.proj}/.claude/rules/style.md`), STYLE_86);
 });
 
-Deno.test("ledger §8.6: survivor lacking the token → UNCOVERED, whole-run rollback restores both files", () => {
+Deno.test("ledger example: survivor lacking the token → UNCOVERED, whole-run rollback restores both files", () => {
   const { ex, rd } = setup();
   writeTree(ex.proj, {
     "README.md": "keep\n",
@@ -127,7 +128,7 @@ Deno.test("ledger §8.6: survivor lacking the token → UNCOVERED, whole-run rol
   assert.equal(read(`${ex.proj}/.claude/rules/style.md`), STYLE_MD);
 });
 
-Deno.test("ledger §8.6: malformed range → exit 2, stdout empty, nothing touched", () => {
+Deno.test("ledger example: malformed range → exit 2, stdout empty, nothing touched", () => {
   const { ex, rd } = setup();
   writeTree(ex.proj, {
     "ledger.tsv": HEADER + "CLAUDE.md\t3-x\t.claude/rules/style.md\tbuild step\n" + ROW3,
@@ -324,7 +325,7 @@ Deno.test("ledger: one file ledgered + one failing → whole run rolled back, le
   assert.equal(read(`${ex.proj}/.claude/rules/style.md`), STYLE_MD);
 });
 
-Deno.test("ledger without misses, and verify without --ledger, print exactly as §5.3", () => {
+Deno.test("ledger without misses, and verify without --ledger, print exactly as text-guard verify does", () => {
   const { ex, rd } = setup();
   writeTree(ex.proj, { "CLAUDE.md": CLAUDE_MD, ".claude/rules/style.md": STYLE_MD });
   writeTree(ex.proj, { "ledger.tsv": HEADER + ROW3 });

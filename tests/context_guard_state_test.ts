@@ -1,5 +1,6 @@
 /**
- * CLI tests of `context-guard state` (spec §7.9, §8.5, §10 "state …" lines).
+ * CLI tests of `context-guard state` (`references/context-guard.md#ratchet-state`): `--check`, the
+ * document, its inputs' rejections and writing.
  */
 import assert from "node:assert/strict";
 import {
@@ -84,7 +85,7 @@ function state(proj: string, args: string[], extra: Record<string, string> = {})
   return runTool("context-guard", ["state", ...args], { cwd: proj, env: env(proj, extra) });
 }
 
-Deno.test("state --check: absent then present, default path (example 8.5)", () => {
+Deno.test("state --check: absent then present, default path", () => {
   const f = fixture([["CLAUDE.md", 10]], [["CLAUDE.md", 8]]);
   const path = join(f.proj, STATE_REL);
   let r = state(f.proj, ["--check"]);
@@ -333,7 +334,7 @@ Deno.test("state write: usage errors in order, exit 2, nothing written", () => {
   assert.ok(readFileSync(path, "utf8").endsWith(`"drops": []\n}\n`));
 });
 
-Deno.test("state write: each §7.9 rejection, before then after, nothing written", () => {
+Deno.test("state write: each scan rejection reason, before then after, nothing written", () => {
   const f = fixture([["a.md", 5]], [["a.md", 4]]);
   const good = readFileSync(f.before, "utf8");
   const parsed = JSON.parse(good);

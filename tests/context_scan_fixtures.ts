@@ -1,5 +1,5 @@
 /**
- * Fixtures for the context-scan CLI tests: the §8 worked example and small helpers.
+ * Fixtures for the context-scan CLI tests: the worked example and small helpers.
  *
  * @module
  */
@@ -10,7 +10,7 @@ import { dirname } from "node:path";
 import { makeTempDir, type RunOptions, type RunResult, runTool, writeTree } from "./_helpers.ts";
 import { type ScanDocument, ScanDocumentSchema } from "../lib/scan/schema.ts";
 
-/** The 15-file §8 fixture, relative to the stand-in for `/` (HOME is `home/u`). */
+/** The 15-file worked-example fixture, relative to the stand-in for `/` (HOME is `home/u`). */
 export const EXAMPLE_FILES: Record<string, string> = {
   "home/u/demo/CLAUDE.md": "# Demo\nUse pnpm.\n",
   "home/u/demo/.claude/rules/style.md": "Two-space indent.\n",
@@ -31,7 +31,7 @@ export const EXAMPLE_FILES: Record<string, string> = {
   "home/u/.claude/CLAUDE.md": "Global: be terse.\n",
 };
 
-/** The §8 expected stdout, verbatim from the spec (paths under `/home/u`). */
+/** The worked example's expected stdout (paths under `/home/u`). */
 export const EXAMPLE_STDOUT = `{
   "roots": {"project": "/home/u/demo", "global": "/home/u/.claude"},
   "tier_filter": "all",
@@ -64,7 +64,7 @@ export const EXAMPLE_STDOUT = `{
 }
 `;
 
-/** The §8 tree built under a temp prefix standing in for `/`. */
+/** The worked-example tree built under a temp prefix standing in for `/`. */
 export interface Example {
   /** The temp prefix (stands in for the empty string before `/home/u`). */
   prefix: string;
@@ -74,7 +74,7 @@ export interface Example {
   demo: string;
   /** `<prefix>/home/u/.claude`. */
   global: string;
-  /** The spec's expected stdout with the prefix (and the memory slug) substituted. */
+  /** The expected stdout with the prefix (and the memory slug) substituted. */
   expected: string;
 }
 
@@ -83,7 +83,7 @@ export function slugOf(path: string): string {
   return path.replaceAll("/", "-");
 }
 
-/** Build the §8 example under a fresh temp dir. */
+/** Build the worked example under a fresh temp dir. */
 export function buildExample(): Example {
   const prefix = makeTempDir("ctxkit-scan-ex-");
   const home = `${prefix}/home/u`;

@@ -1,5 +1,5 @@
 /**
- * context-scan CLI acceptance tests (spec §11): every test is named after its acceptance line and
+ * context-scan CLI acceptance tests (`references/context-scan.md`): every test is named after the rule it checks and
  * runs the tool as a child process (sources, or the bundle with CTXKIT_TEST_TARGET=bundle).
  */
 import assert from "node:assert/strict";
@@ -65,7 +65,7 @@ function scanRoot(root: string, extra: string[] = [], env: Record<string, string
   return scan(["--root", root, ...extra], { env: { HOME: home, ...env } });
 }
 
-// §1 command line -------------------------------------------------------------------------------
+// command line ------------------------------------------------------------------------------------
 
 Deno.test("--help/-h/help: exact 14 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
   assert.equal(HELP.split("\n").length - 1, 14);
@@ -131,7 +131,7 @@ Deno.test("HOME and CLAUDE_CONFIG_DIR both unset → HOME is not set, exit 2 (D8
   assert.equal(clean(withConfig).roots.global, `${dir}/cfg`);
 });
 
-// §2 roots ----------------------------------------------------------------------------------------
+// roots -------------------------------------------------------------------------------------------
 
 Deno.test("Root order: --root beats CLAUDE_PROJECT_DIR; symlinked CLAUDE_PROJECT_DIR stays logical; unusable one → git toplevel (physical); no git → logical $PWD", () => {
   const t = makeTempDir("ctxkit-scan-roots-");
@@ -188,9 +188,9 @@ Deno.test("--root lnk/repo/.. resolves lexically; trailing / dropped", () => {
   assert.equal(run("jump/../../w").roots.project, `${t}/deep/w`);
 });
 
-// §8 worked example -------------------------------------------------------------------------------
+// worked example ----------------------------------------------------------------------------------
 
-Deno.test("§8 example byte for byte, plus its --tier per-spawn and --tier always-on totals", () => {
+Deno.test("worked example byte for byte, plus its --tier per-spawn and --tier always-on totals", () => {
   const ex = buildExample();
   const env = { HOME: ex.home };
   const r = scan(["--root", ".", "--global"], { cwd: ex.demo, env });
@@ -263,9 +263,9 @@ Deno.test("Empty arrays render as [⏎  ],; stdout ends }⏎; clean tree → exi
   assert.equal(quiet.stderr, "");
 });
 
-// §4.2 rule scoping -------------------------------------------------------------------------------
+// rule scoping ------------------------------------------------------------------------------------
 
-Deno.test("Rule scoping: every §4.2 case (CRLF fence, fence + trailing spaces, no closing fence, after fence, indented, Paths:, pathsx:, leading blank, ----)", () => {
+Deno.test("Rule scoping: every rule-scoping case (CRLF fence, fence + trailing spaces, no closing fence, after fence, indented, Paths:, pathsx:, leading blank, ----)", () => {
   const root = makeTempDir("ctxkit-scan-rules-");
   const cases: Record<string, [string, string]> = {
     "a-basic.md": ['---\npaths: ["src/**"]\n---\nBody.\n', "path-scoped-rule"],
@@ -523,7 +523,7 @@ Deno.test("Agents at any depth under agents/; excluded under skills/; body row t
   assert.ok(doc.files.every((f) => f.estimated === false));
 });
 
-Deno.test("Description sizes: all §4.3 rows + no frontmatter, empty value (1), unterminated line, second description ignored", () => {
+Deno.test("Description sizes: all agent-description rows + no frontmatter, empty value (1), unterminated line, second description ignored", () => {
   const root = makeTempDir("ctxkit-scan-desc-");
   const cases: [string, number][] = [
     ['---\ndescription: "Small helper"\n---\n', 15],
@@ -555,7 +555,7 @@ Deno.test("Description sizes: all §4.3 rows + no frontmatter, empty value (1), 
   assert.ok(doc.files.every((f) => f.kind === "field:description"));
 });
 
-Deno.test("Hook estimate: §4.4 example, one-letter name, CRLF ;, = ; → no row, TS annotation, .mjs outside hooks", () => {
+Deno.test("Hook estimate: the documented example, one-letter name, CRLF ;, = ; → no row, TS annotation, .mjs outside hooks", () => {
   const root = makeTempDir("ctxkit-scan-hooks-");
   writeTree(root, {
     "hooks/a-example.mjs":
@@ -920,7 +920,7 @@ Deno.test("Root via symlink, root named build, root under …/skills/… or …/
   }
 });
 
-Deno.test("Runs with read, env and run=git permissions only (spec runtime line)", () => {
+Deno.test("Runs with read, env and run=git permissions only (the documented runtime line)", () => {
   const ex = buildExample();
   const r = scan(["--root", ".", "--global"], {
     cwd: ex.demo,

@@ -1,5 +1,5 @@
 /**
- * context-scan with unreadable directories and files (§7, D5). Tests run as root, where chmod 000
+ * context-scan with unreadable directories and files (issues and warnings, D5). Tests run as root, where chmod 000
  * stops nothing, so the tool runs as an unprivileged user through `runToolAsUser`.
  */
 import assert from "node:assert/strict";

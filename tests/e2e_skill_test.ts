@@ -5,7 +5,7 @@
  * Every file and exit code is checked.
  */
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, rmSync, writeFileSync } from "node:fs";
 import { runTool } from "./_helpers.ts";
 import {
   CLAUDE_MD,
@@ -293,7 +293,7 @@ Deno.test("e2e: context-slim phases 1-7 with both layers, then the way back", ()
   assert.deepEqual(outLines(r), [`STATE: present ${statePath}`]);
 
   // The way back the report names: rollback of both run dirs restores every file, the deleted one
-  // included (its ownership record survived verify-deleted, §9 G8).
+  // included (its ownership record survived verify-deleted).
   r = cg(["rollback", "--run-dir", prd, "--run-dir", grd]);
   assert.equal(r.code, 0, r.stdout + r.stderr);
   assert.deepEqual(outLines(r), [
@@ -302,6 +302,7 @@ Deno.test("e2e: context-slim phases 1-7 with both layers, then the way back", ()
     "RESTORED: .claude/rules/style.md",
     "RESTORED: CLAUDE.md",
     `ROLLBACK_VERIFIED: 0 mismatches, 0 missing from snapshot (${prd})`,
+    `STATE: removed ${statePath}`,
     `ROLLBACK: ${grd}`,
     "RESTORED: CLAUDE.md",
     `ROLLBACK_VERIFIED: 0 mismatches, 0 missing from snapshot (${grd})`,
@@ -311,6 +312,9 @@ Deno.test("e2e: context-slim phases 1-7 with both layers, then the way back", ()
   assert.equal(read(`${ex.proj}/.claude/rules/style.md`), STYLE_MD);
   assert.equal(read(`${ex.proj}/.claude/rules/old.md`), OLD_MD);
   assert.equal(read(`${g}/CLAUDE.md`), GLOBAL_MD);
-  // The state file is the run's record, not a target: rollback leaves it.
-  assert.equal(readFileSync(statePath, "utf8"), text);
+  // The state belongs to the run: undoing the run undoes the ratchet it wrote, so the next run's
+  // virgin-surface test sees the tree as it now is (references/context-guard.md#ratchet-state).
+  assert.equal(existsSync(statePath), false);
+  assert.deepEqual(outLines(cg(["state", "--check"])), [`STATE: absent ${statePath}`]);
+  assert.ok(text.length > 0);
 });

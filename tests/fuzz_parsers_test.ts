@@ -7,13 +7,13 @@ import assert from "node:assert/strict";
 import { mkdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import fc from "fast-check";
-import { CtxkitError } from "../lib/exit.ts";
+import { CtxkitError } from "../lib/errors.ts";
 import { ledgerLines, validateLedger } from "../lib/guard/ledger.ts";
 import { isSafeManifestPath, readManifest } from "../lib/guard/manifest.ts";
-import { checkScanText } from "../lib/guard/state.ts";
-import { parseConfigText } from "../lib/prose/config.ts";
-import { parseFlagBytes } from "../lib/prose/flag_io.ts";
-import { FLAG_STATES, ProseConfigSchema, readProseFlag, serializeFlag } from "../lib/prose/mod.ts";
+import { checkScanText } from "../lib/guard/state/scan_input.ts";
+import { parseConfigText, ProseConfigSchema } from "../lib/prose/config.ts";
+import { parseFlagBytes, readProseFlag } from "../lib/prose/flag.ts";
+import { FLAG_STATES, serializeFlag } from "../lib/prose/schema.ts";
 import { parseScanDocument } from "../lib/scan/mod.ts";
 import { makeTempDir } from "./_helpers.ts";
 import { fuzzRuns, fuzzSeed } from "./stress/_properties.ts";
@@ -35,7 +35,7 @@ function textish(pieces: string[]): fc.Arbitrary<string> {
 const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
 
 // ---------------------------------------------------------------------------------------------
-// ledger (§7.5)
+// ledger
 
 const LEDGER_WHY = [
   /^need path<TAB>line-range<TAB>survivor\[<TAB>reason\]$/,
@@ -72,15 +72,16 @@ Deno.test(`fuzz ledger: any text validates to rows or to the first malformed lin
 });
 
 // ---------------------------------------------------------------------------------------------
-// manifest reader (§7.2)
+// manifest reader
 
+// Messages as thrown (the command line prints them after `❌ `).
 const MANIFEST_DEATHS = [
-  /^❌ unreadable manifest \(invalid JSON\?\): /,
-  /^❌ manifest has no root: /,
-  /^❌ manifest root is not an absolute path: /,
-  /^❌ empty snapshot: .* lists no files$/s,
-  /^❌ unsafe manifest path: /,
-  /^❌ duplicate manifest path: /,
+  /^unreadable manifest \(invalid JSON\?\): /,
+  /^manifest has no root: /,
+  /^manifest root is not an absolute path: /,
+  /^empty snapshot: .* lists no files$/s,
+  /^unsafe manifest path: /,
+  /^duplicate manifest path: /,
 ];
 
 const hex64 = fc.string({
@@ -120,7 +121,7 @@ const manifestValue = fc.oneof(
   ),
 );
 
-Deno.test(`fuzz manifest reader: returns a safe manifest or dies with a §7.2 message, exit 2 (seed ${SEED})`, () => {
+Deno.test(`fuzz manifest reader: returns a safe manifest or dies with a manifest message, exit 2 (seed ${SEED})`, () => {
   const runDir = makeTempDir("ctxkit-fuzz-manifest-");
   mkdirSync(join(runDir, "orig"));
   const manifest = join(runDir, "manifest.json");
@@ -155,11 +156,11 @@ Deno.test(`fuzz manifest reader: returns a safe manifest or dies with a §7.2 me
   // Valid manifests and every death were reached.
   assert.deepEqual([...seen].sort(), [-1, 0, 1, 2, 3, 4, 5]);
   rmSync(manifest);
-  assert.throws(() => readManifest(runDir), /❌ no manifest: /);
+  assert.throws(() => readManifest(runDir), /^ManifestError: no manifest: /);
 });
 
 // ---------------------------------------------------------------------------------------------
-// prose flag reader (§3, §7 Read)
+// prose flag reader
 
 const flagValue = fc.record({
   level: fc.oneof(fc.constantFrom("off", "minimal", "full", "max", ""), fc.jsonValue()),
@@ -175,7 +176,7 @@ const flagValue = fc.record({
   source: fc.oneof(fc.constantFrom("manual", "auto-clarity", "config"), fc.jsonValue()),
 }, { requiredKeys: [] });
 
-/** Flags that satisfy the schema (§3), so the round-trip property is really exercised. */
+/** Flags that satisfy the flag schema, so the round-trip property is really exercised. */
 const validFlag = fc.oneof(
   fc.record({
     level: fc.constantFrom("off", "minimal", "full"),
@@ -248,7 +249,7 @@ Deno.test(`fuzz flag reader: any planted flag file reads as one of the five stat
 });
 
 // ---------------------------------------------------------------------------------------------
-// prose config reader (§4)
+// prose config reader
 
 Deno.test(`fuzz config reader: JSONC text gives a valid config or one sanitized field error (seed ${SEED})`, () => {
   const jsonc = fc.oneof(
@@ -297,7 +298,7 @@ Deno.test(`fuzz config reader: JSONC text gives a valid config or one sanitized 
 });
 
 // ---------------------------------------------------------------------------------------------
-// scan documents: `state`'s checks (§7.9) and context-scan's own schema
+// scan documents: `state`'s checks and context-scan's own schema
 
 const SCAN_REASONS = [
   /^invalid JSON: /,
@@ -309,7 +310,7 @@ const SCAN_REASONS = [
   /^scanner token totals do not match its inventory$/,
 ];
 
-Deno.test(`fuzz scan checks: any text is accepted or rejected with a §7.9 reason (seed ${SEED})`, () => {
+Deno.test(`fuzz scan checks: any text is accepted or rejected with a state rejection reason (seed ${SEED})`, () => {
   const scan = fc.oneof(
     fc.string({ unit: "binary", maxLength: 200 }),
     fc.jsonValue().map((v) => JSON.stringify(v)),

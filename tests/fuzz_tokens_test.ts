@@ -1,7 +1,8 @@
 /**
  * Property tests of the critical-token extractor (reliability suite): deterministic, set-semantic
  * (reordering, repeating or dropping duplicate lines never creates a miss), total on any bytes, and
- * the linear-time class regexes match exactly what the spec's plain regexes (§3.2, §3.3) match.
+ * the linear-time class regexes match exactly what the plain regexes of
+ * `references/context-guard.md#critical-tokens` match.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -55,7 +56,8 @@ Deno.test(`tokens: reordering, repeating and deduplicating lines never creates a
   );
 });
 
-// The spec's regexes as written (§3.2, §3.3): the reference the faster ones must agree with.
+// The documented regexes as written (references/context-guard.md#critical-tokens): the reference
+// the faster ones must agree with.
 const SPEC_BASE = [
   { prefix: "num:", regex: /[0-9]+(?:\.[0-9]+)*/g, strip: false },
   { prefix: "path:", regex: /[A-Za-z0-9_@.-]*\/[A-Za-z0-9_@./-]+/g, strip: true },
@@ -88,7 +90,7 @@ function specTokens(l: string, classes: { prefix: string; regex: RegExp; strip?:
   return out;
 }
 
-Deno.test(`tokens: every class matches exactly as the spec's plain regex (seed ${SEED})`, () => {
+Deno.test(`tokens: every class matches exactly as the documented plain regex (seed ${SEED})`, () => {
   // Starts inside a run, after a digit, after a previous match: where a start-skipping shortcut
   // would go wrong.
   for (

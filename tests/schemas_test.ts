@@ -7,7 +7,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { renderSchema, REPO_ROOT, schemaPath, SCHEMAS, staleSchemas } from "../scripts/schemas.ts";
 import { renderManifest, WrittenManifestSchema } from "../lib/guard/manifest.ts";
-import { StateDocumentSchema } from "../lib/guard/state.ts";
+import { StateDocumentSchema } from "../lib/guard/state/document.ts";
 
 Deno.test("schemas: every committed schema is current (run `deno run -A scripts/schemas.ts`)", () => {
   assert.deepEqual(staleSchemas(), [], "stale schema files: regenerate with scripts/schemas.ts");
@@ -37,10 +37,13 @@ Deno.test("schemas: the manifest schema accepts what snapshot writes and pins it
     restoreCmd:
       "deno run --allow-all /opt/ctxkit/bin/context-guard.ts restore --project --run-dir " +
       "/home/ana/.claude/backups/20261012-140307-project_context-slim",
+    created: new Date(Date.UTC(2026, 9, 12, 12, 3, 7)),
+    seq: 1,
     files: [{
       path: "CLAUDE.md",
       size: 196,
       sha256: "4dfb016affccd0d26c12bc20be33f443b924adb52dd42e4b1f1abe60e5ef0ed3",
+      mode: 0o644,
     }],
   });
   const doc = JSON.parse(text);
@@ -57,9 +60,12 @@ Deno.test("schemas: the manifest schema accepts what snapshot writes and pins it
     "root",
     "run_dir",
     "restore_cmd",
+    "created",
+    "seq",
     "files",
   ]);
   assert.equal(json.additionalProperties, false);
+  assert.deepEqual(json.properties.files.items.required, ["path", "size", "sha256", "mode"]);
 });
 
 Deno.test("schemas: the state schema pins key set and number types", () => {

@@ -1,5 +1,5 @@
 /**
- * text-guard CLI acceptance tests (spec context-guard.md §5, §10): exit codes, exact lines, files on
+ * text-guard CLI acceptance tests (`references/context-guard.md#text-guard`): exit codes, exact lines, files on
  * disk, bytes and modes.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
@@ -200,7 +200,7 @@ Deno.test("text-guard snapshot: lines, owner-only modes, copies, .gitignore crea
   strictEqual(read(`${p.proj}/.gitignore`), ".claude/reports/\n");
 });
 
-Deno.test("text-guard snapshot: .gitignore appended newline-safe, link refused (G9)", () => {
+Deno.test("text-guard snapshot: .gitignore appended newline-safe, link refused", () => {
   const p = project();
   writeFileSync(`${p.proj}/.gitignore`, "node_modules");
   git(p.proj, "add", ".gitignore");
@@ -269,7 +269,7 @@ Deno.test("text-guard gate: dirty tracked, untracked and non-git exit 3 with not
   deepStrictEqual(treeState(plain), ["a.md " + fileHash(`${plain}/a.md`) + " 644"]);
 });
 
-Deno.test("text-guard gate: without git on PATH the root is no repository (G13)", () => {
+Deno.test("text-guard gate: without git on PATH the root is no repository", () => {
   const p = project();
   const noGit = pathWithoutGit();
   const r = tg(["snapshot", "CLAUDE.md"], p.proj, { ...p.env, PATH: noGit });
@@ -311,7 +311,7 @@ Deno.test("text-guard snapshot: symlinked target, linked run-dir ancestor, exist
   ok(!existsSync(`${p.proj}/.gitignore`));
 });
 
-Deno.test("text-guard snapshot: default run dirs of one second get -2, -3 (G17)", () => {
+Deno.test("text-guard snapshot: default run dirs of one second get -2, -3", () => {
   const p = project();
   const reports = `${p.proj}/.claude/reports`;
   // Occupy the base and -2 names of the next several seconds, so the run must take -3.
@@ -450,7 +450,7 @@ Deno.test("text-guard verify: pre-flight stops before any report or restore", ()
   strictEqual(read(`${p.proj}/CLAUDE.md`), "lost\n");
 });
 
-Deno.test("text-guard verify: NUL-bearing files are scanned (G7), CRLF lines keep tokens", () => {
+Deno.test("text-guard verify: NUL-bearing files are scanned, CRLF lines keep tokens", () => {
   const p = project();
   writeTree(p.proj, {
     "bin.md": new Uint8Array([
@@ -565,7 +565,7 @@ Deno.test("text-guard restore: a link planted at the target after the snapshot i
   const r = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
   assertDies(r, 2, "❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly");
   strictEqual(read(`${p.base}/victim`), "victim\n");
-  // A directory at the target is refused, not written into (G10).
+  // A directory at the target is refused, not written into.
   unlinkSync(`${p.proj}/CLAUDE.md`);
   mkdirSync(`${p.proj}/CLAUDE.md`);
   const r2 = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
@@ -573,7 +573,7 @@ Deno.test("text-guard restore: a link planted at the target after the snapshot i
   deepStrictEqual(treeState(`${p.proj}/CLAUDE.md`), []);
 });
 
-Deno.test("text-guard restore: a hard-linked target is replaced, not written through (G2)", () => {
+Deno.test("text-guard restore: a hard-linked target is replaced, not written through", () => {
   const p = project();
   snapshotRun(p, "CLAUDE.md");
   writeFileSync(`${p.proj}/CLAUDE.md`, "draft\n");

@@ -7,12 +7,13 @@
  */
 
 import { writeOut } from "../_cli/output.ts";
-import { existsFollow, isDirectoryFollow } from "../_fs/inspect.ts";
+import { existsFollow } from "../_fs/inspect.ts";
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
 import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
 import { consoleReporter } from "./report.ts";
-import { guardRoots, type Layer } from "./roots.ts";
+import { guardRoots } from "./roots.ts";
+import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
 /** `context-guard --help`. */
 export const CONTEXT_GUARD_HELP =
@@ -76,26 +77,25 @@ export interface ContextGuardEnvironment {
 }
 
 /**
- * The `last`/`<ts>` selector of `verify`, `restore` and `verify-deleted`, and the file operands.
- * An operand is the selector when no `--run-dir` and no selector came before it, nothing exists at
- * that path, and (`verify-deleted`: no file came before it either and) `accept` says it names a
- * backup (`references/context-guard.md#selection`).
+ * The `last`/`<ts>` selector of `verify`, `restore` and `verify-deleted`, and the file operands
+ * (`references/context-guard.md#selection`). An operand is a file when a `--run-dir` came before
+ * it, or a selector already did, or something exists at that path, or it names a file listed in
+ * one of this project's or the global root's runs (present or deleted); else it is the selector
+ * when it has a selector's form (`last`, a run name, digits and dashes); else a file.
  */
 export function splitSelector(
   events: readonly ArgEvent[],
-  accept: (arg: string, layerSoFar: Layer | undefined, filesSoFar: number) => boolean,
+  namesManifestFile: (arg: string) => boolean,
 ): { selector?: string; files: string[] } {
   let runDirSeen = false;
-  let layer: Layer | undefined;
   let selector: string | undefined;
   const files: string[] = [];
   for (const e of events) {
     if (e.kind === "value" && e.option === "--run-dir") runDirSeen = true;
-    else if (e.kind === "layer") layer = e.layer;
     else if (e.kind === "operand") {
       if (
-        !runDirSeen && selector === undefined && !existsFollow(e.value) &&
-        accept(e.value, layer, files.length)
+        !runDirSeen && selector === undefined && looksLikeSelector(e.value) &&
+        !existsFollow(e.value) && !namesManifestFile(e.value)
       ) {
         selector = e.value;
       } else files.push(e.value);
@@ -139,10 +139,11 @@ export async function contextGuardMain(
   }
   const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
   const runDir = lastValue(p, "runDir");
+  const inManifest = (arg: string) => namesManifestFile(arg, roots);
   switch (command) {
     case "snapshot": {
       const { snapshot } = await import("./commands/snapshot.ts");
-      const files = splitSelector(p.events, () => false).files;
+      const files = p.events.flatMap((e) => (e.kind === "operand" ? [e.value] : []));
       snapshot({
         roots,
         layer: p.layer,
@@ -155,7 +156,7 @@ export async function contextGuardMain(
     }
     case "verify": {
       const { verify } = await import("./commands/verify.ts");
-      const { selector, files } = splitSelector(p.events, () => true);
+      const { selector, files } = splitSelector(p.events, inManifest);
       const result = verify({
         roots,
         layer: p.layer,
@@ -169,13 +170,7 @@ export async function contextGuardMain(
     }
     case "verify-deleted": {
       const { verifyDeleted } = await import("./commands/verify_deleted.ts");
-      const { resolveBackup } = await import("./backups.ts");
-      const { selector, files } = splitSelector(
-        p.events,
-        (arg, layer, filesSoFar) =>
-          filesSoFar === 0 &&
-          isDirectoryFollow(resolveBackup(roots.backups, arg, layer ?? "project")),
-      );
+      const { selector, files } = splitSelector(p.events, inManifest);
       const result = verifyDeleted({
         roots,
         layer: p.layer,
@@ -185,15 +180,11 @@ export async function contextGuardMain(
         survivors: p.values.get("survivor") ?? [],
         targets: files,
       }, reporter);
-      if (result.outcome === "merged") return 0;
-      if (result.outcome === "aborted" && !result.standInChanged && result.failure) {
-        return result.failure.exitCode;
-      }
-      return 1;
+      return result.outcome === "merged" ? 0 : 1;
     }
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
-      const { selector, files } = splitSelector(p.events, () => true);
+      const { selector, files } = splitSelector(p.events, inManifest);
       return restore({ roots, layer: p.layer, runDir, selector, files }, reporter).ok ? 0 : 1;
     }
     case "rollback": {
@@ -210,13 +201,17 @@ export async function contextGuardMain(
         return 0;
       }
       // "" is never a file: writeState names the first missing input, in the documented order.
-      writeState({
-        mode: value("mode") ?? "",
-        before: value("before") ?? "",
-        after: value("after") ?? "",
-        flags: value("flags"),
-        ledger: value("ledger"),
-      }, path);
+      writeState(
+        {
+          mode: value("mode") ?? "",
+          before: value("before") ?? "",
+          after: value("after") ?? "",
+          flags: value("flags"),
+          ledger: value("ledger"),
+        },
+        path,
+        { root: value("root") || roots.project, backups: roots.backups },
+      );
       reporter.out(text`STATE: written ${path}`);
       return 0;
     }

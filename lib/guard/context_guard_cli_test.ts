@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdirSync, writeFileSync } from "node:fs";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
 import { parseGuardArgs } from "./cli_shared.ts";
 import { CONTEXT_GUARD_OPTIONS, contextGuardMain, splitSelector } from "./context_guard_cli.ts";
-import { resolveBackup } from "./backups.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 const usage = (fn: () => unknown, message: string) =>
@@ -63,43 +62,35 @@ Deno.test("verify-deleted options: survivors accumulate, last --run-dir and laye
   );
 });
 
-Deno.test("splitSelector: the first operand before any --run-dir that names nothing on disk", () => {
+Deno.test("splitSelector: precedence — after --run-dir, on disk, in a manifest: a file; else a selector's form", () => {
   const cwd = makeTempDir("ctxkit-sel-");
-  writeFileSync(join(cwd, "exists.md"), "x");
+  writeFileSync(join(cwd, "2026"), "a file named like a stamp");
   const events = (args: string[]) => parseGuardArgs(args, CONTEXT_GUARD_OPTIONS.restore).events;
-  const any = () => true;
-  assert.deepEqual(splitSelector(events(["last", "b.md"]), any), {
+  const none = () => false;
+  assert.deepEqual(splitSelector(events(["last", "b.md"]), none), {
     selector: "last",
     files: ["b.md"],
   });
-  assert.deepEqual(splitSelector(events(["--run-dir", "d", "last"]), any), { files: ["last"] });
-  assert.deepEqual(splitSelector(events([join(cwd, "exists.md"), "last"]), any), {
+  assert.deepEqual(splitSelector(events(["b.md", "20261012"]), none), {
+    selector: "20261012",
+    files: ["b.md"],
+  });
+  assert.deepEqual(splitSelector(events(["--run-dir", "d", "last"]), none), { files: ["last"] });
+  assert.deepEqual(splitSelector(events([join(cwd, "2026"), "last"]), none), {
     selector: "last",
-    files: [join(cwd, "exists.md")],
+    files: [join(cwd, "2026")],
   });
-  assert.deepEqual(splitSelector(events(["--", "--run-dir"]), any), {
-    selector: "--run-dir",
-    files: [],
+  // A deleted manifest file is a file, never a selector.
+  assert.deepEqual(splitSelector(events([".claude/rules/style.md"]), none), {
+    files: [".claude/rules/style.md"],
   });
-  // verify-deleted's rule: only the first operand, and only when it names an existing backup.
-  const g = makeTempDir("ctxkit-sel-g-");
-  const backups = join(g, "backups");
-  mkdirSync(join(backups, "20261012-140307-project_context-slim"), { recursive: true });
-  const strict = (arg: string, layer: "project" | "global" | undefined, filesSoFar: number) =>
-    filesSoFar === 0 && Deno.statSync(resolveBackup(backups, arg, layer ?? "project")).isDirectory;
-  const safe = (arg: string, layer: "project" | "global" | undefined, n: number) => {
-    try {
-      return strict(arg, layer, n);
-    } catch {
-      return false;
-    }
-  };
-  const vd = (args: string[]) =>
-    parseGuardArgs(args, CONTEXT_GUARD_OPTIONS["verify-deleted"]).events;
-  assert.deepEqual(splitSelector(vd(["last", "x"]), safe), { selector: "last", files: ["x"] });
-  assert.deepEqual(splitSelector(vd(["2099", "x"]), safe), { files: ["2099", "x"] });
-  assert.deepEqual(splitSelector(vd(["--global", "last"]), safe), { files: ["last"] });
-  assert.deepEqual(splitSelector(vd(["x", "last"]), safe), { files: ["x", "last"] });
+  assert.deepEqual(splitSelector(events(["2099"]), (a) => a === "2099"), { files: ["2099"] });
+  // `--` makes a dash-led word an operand; it has no selector's form.
+  assert.deepEqual(splitSelector(events(["--", "--run-dir"]), none), { files: ["--run-dir"] });
+  assert.deepEqual(splitSelector(events(["last", "last"]), none), {
+    selector: "last",
+    files: ["last"],
+  });
 });
 
 Deno.test("contextGuardMain: an unknown command is a usage error before anything else", async () => {

@@ -33,7 +33,8 @@ export type PathRefusal =
   | "still-present"
   | "not-regular-draft"
   | "vanished"
-  | "too-large";
+  | "too-large"
+  | "unwritable";
 
 /** A path the guard will not read or write (exit 2), refused before anything is written. */
 export class PathRefusedError extends CtxkitError {

@@ -12,7 +12,8 @@ import { isRegularNoFollow } from "../_fs/inspect.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
 import { writeFileAtomic } from "../_fs/write.ts";
 import { jsonString } from "../json.ts";
-import { shellQuote } from "../shell.ts";
+import { shellCommand } from "../shell.ts";
+import { selfCommand } from "../_cli/self.ts";
 import { text } from "../text.ts";
 import { ManifestError } from "./errors.ts";
 import { requireSnapshotDir } from "./run_dir.ts";
@@ -26,12 +27,30 @@ export const ManifestSchema = z.looseObject({
   root: z.unknown().optional(),
   layer: z.unknown().optional(),
   files: z.array(
-    z.looseObject({ path: z.string(), sha256: z.unknown().optional() }),
+    z.looseObject({
+      path: z.string(),
+      sha256: z.unknown().optional(),
+      mode: z.unknown().optional(),
+      link_target: z.unknown().optional(),
+    }),
   ),
 });
 
-/** The part of a manifest `list` reads: only `layer`. */
-export const ManifestHeadSchema = z.looseObject({ layer: z.unknown().optional() });
+/**
+ * What run selection needs from a manifest (`lib/guard/runs.ts`). A run whose manifest does not
+ * give a layer, an absolute root and at least one file is not complete.
+ */
+export const ManifestHeadSchema = z.looseObject({
+  layer: z.enum(["project", "global"]),
+  root: z.string().startsWith("/"),
+  files: z.array(z.unknown()).min(1),
+  created: z.string().optional(),
+  seq: z.int().nonnegative().optional(),
+  project_root: z.string().optional(),
+});
+
+/** A file mode as the manifest records it: four octal digits, e.g. `0644`. */
+const MODE = /^0[0-7]{3}$/;
 
 /**
  * The manifest exactly as `snapshot` writes it, published as
@@ -44,11 +63,16 @@ export const WrittenManifestSchema = z.strictObject({
   layer: z.enum(["project", "global"]),
   root: z.string().startsWith("/"),
   run_dir: z.string().min(1),
-  restore_cmd: z.string().startsWith("deno run --allow-all "),
+  restore_cmd: z.string().min(1),
+  created: z.iso.datetime(),
+  seq: z.int().min(1),
+  project_root: z.string().startsWith("/").optional(),
   files: z.array(z.strictObject({
     path: z.string().min(1),
     size: z.number().int().nonnegative(),
     sha256: z.string().regex(/^[0-9a-f]{64}$/),
+    mode: z.string().regex(MODE),
+    link_target: z.string().startsWith("/").optional(),
   })).min(1),
 });
 
@@ -60,6 +84,10 @@ export interface ManifestEntry {
   size: number;
   /** SHA-256 of the snapshot copy. */
   sha256: string;
+  /** The file's permission bits at snapshot time (restored with it); absent in older manifests. */
+  mode?: number;
+  /** For a global file that is a link (dotfiles): the physical file it resolved to. */
+  linkTarget?: string;
 }
 
 /** The fields of a manifest written by `snapshot`. */
@@ -74,6 +102,12 @@ export interface ManifestDocument {
   runDir: string;
   /** The restore command line. */
   restoreCmd: string;
+  /** The creation instant (UTC, written as ISO 8601 with milliseconds); absent in older manifests. */
+  created?: Date;
+  /** The creation sequence number in `B` (newest runs have the highest); absent in older ones. */
+  seq?: number;
+  /** For a global run: the project root of the invocation that took it. */
+  projectRoot?: string;
   /** Entries sorted by path. */
   files: ManifestEntry[];
 }
@@ -84,30 +118,74 @@ export interface ManifestRead {
   path: string;
   /** Its absolute root `M`. */
   root: string;
+  /** Its layer, when it names a valid one. */
+  layer?: Layer;
   /** Entries in manifest order; `sha256` undefined when not a string (never matches). */
-  files: { path: string; sha256: string | undefined }[];
+  files: ManifestFile[];
 }
 
-/** The manifest's `restore_cmd`. */
+/** One entry of a read manifest. */
+export interface ManifestFile {
+  /** Path relative to the root. */
+  path: string;
+  /** The snapshot copy's hash, `undefined` when not a string (never matches). */
+  sha256: string | undefined;
+  /** The recorded mode, when the manifest has one. */
+  mode?: number;
+  /** The recorded link target of a dotfiles-linked global file. */
+  linkTarget?: string;
+}
+
+/**
+ * The manifest's `restore_cmd`: the restore that puts this run back, runnable as printed (absolute
+ * runtime and script, every word shell-quoted).
+ */
 export function restoreCommand(scriptPath: string, layer: Layer, runDir: string): string {
-  return `deno run --allow-all ${shellQuote(scriptPath)} restore --${layer} --run-dir ${
-    shellQuote(runDir)
-  }`;
+  return shellCommand([
+    ...selfCommand(scriptPath, ["--allow-all"]),
+    "restore",
+    `--${layer}`,
+    "--run-dir",
+    runDir,
+  ]);
 }
 
-/** Entries for every distinct regular file under `<run dir>/orig`, sorted by path (hashed in chunks). */
-export function manifestEntries(runDir: string): ManifestEntry[] {
+/**
+ * Entries for every distinct regular file under `<run dir>/orig`, sorted by path (hashed in
+ * chunks), with each file's mode and link target as `recorded` says (by rel).
+ */
+export function manifestEntries(
+  runDir: string,
+  recorded: ReadonlyMap<
+    string,
+    { mode: number; linkTarget?: string; written?: { size: number; sha256: string } }
+  >,
+): ManifestEntry[] {
   return listRegularFiles(`${runDir}/orig`).map((rel) => {
-    const { size, sha256 } = hashFile(`${runDir}/orig/${rel}`, { follow: false });
-    return { path: rel, size, sha256 };
+    const r = recorded.get(rel);
+    const { size, sha256 } = r?.written ?? hashFile(`${runDir}/orig/${rel}`, { follow: false });
+    const entry: ManifestEntry = { path: rel, size, sha256, mode: r?.mode ?? 0o600 };
+    if (r?.linkTarget !== undefined) entry.linkTarget = r.linkTarget;
+    return entry;
   });
+}
+
+function octal(mode: number): string {
+  return `0${(mode & 0o777).toString(8).padStart(3, "0")}`;
 }
 
 /** The exact manifest text (documented layout and key order, final `\n`). */
 export function renderManifest(doc: ManifestDocument): string {
-  const entries = doc.files.map((e) =>
-    `    {"path": ${jsonString(e.path)}, "size": ${e.size}, "sha256": ${jsonString(e.sha256)}}`
-  );
+  const entries = doc.files.map((e) => {
+    const parts = [
+      `"path": ${jsonString(e.path)}`,
+      `"size": ${e.size}`,
+      `"sha256": ${jsonString(e.sha256)}`,
+    ];
+    if (e.mode !== undefined) parts.push(`"mode": ${jsonString(octal(e.mode))}`);
+    if (e.linkTarget !== undefined) parts.push(`"link_target": ${jsonString(e.linkTarget)}`);
+    return `    {${parts.join(", ")}}`;
+  });
   return [
     "{",
     `  "timestamp": ${jsonString(doc.timestamp)},`,
@@ -116,6 +194,11 @@ export function renderManifest(doc: ManifestDocument): string {
     `  "root": ${jsonString(doc.root)},`,
     `  "run_dir": ${jsonString(doc.runDir)},`,
     `  "restore_cmd": ${jsonString(doc.restoreCmd)},`,
+    ...(doc.created === undefined
+      ? []
+      : [`  "created": ${jsonString(doc.created.toISOString())},`]),
+    ...(doc.seq === undefined ? [] : [`  "seq": ${doc.seq},`]),
+    ...(doc.projectRoot === undefined ? [] : [`  "project_root": ${jsonString(doc.projectRoot)},`]),
     `  "files": [`,
     entries.join(",\n"),
     "  ]",
@@ -192,23 +275,52 @@ export function readManifest(runDir: string): ManifestRead {
       );
     }
     seen.add(entry.path);
-    files.push({
+    const file: ManifestFile = {
       path: entry.path,
       sha256: typeof entry.sha256 === "string" ? entry.sha256 : undefined,
-    });
+    };
+    if (typeof entry.mode === "string" && MODE.test(entry.mode)) {
+      file.mode = parseInt(entry.mode, 8);
+    }
+    if (typeof entry.link_target === "string" && entry.link_target.startsWith("/")) {
+      file.linkTarget = entry.link_target;
+    }
+    files.push(file);
   }
-  return { path: m, root: root.length > 1 ? root.replace(/\/+$/, "") : root, files };
+  const read: ManifestRead = {
+    path: m,
+    root: root.length > 1 ? root.replace(/\/+$/, "") : root,
+    files,
+  };
+  if (parsed.layer === "project" || parsed.layer === "global") read.layer = parsed.layer;
+  return read;
 }
 
-/** The manifest's `layer` for `list`: lowercase ASCII letters, else `?` (also when unreadable). */
-export function manifestLayer(runDir: string): string {
+/**
+ * The dotfiles links a run dir's manifest records: rel → the physical file the link resolved to
+ * at snapshot time. Empty when there is no readable manifest (text-guard's own run dirs).
+ */
+export function manifestLinks(runDir: string): Map<string, string> {
+  const links = new Map<string, string>();
   try {
-    const raw: unknown = JSON.parse(
-      new TextDecoder().decode(readRegular(`${runDir}/manifest.json`, { follow: false })),
+    const json = new TextDecoder("utf-8", { fatal: true }).decode(
+      readRegular(`${runDir}/manifest.json`, { follow: false }),
     );
-    const layer = ManifestHeadSchema.parse(raw).layer;
-    return typeof layer === "string" && /^[a-z]+$/.test(layer) ? layer : "?";
+    for (const e of ManifestSchema.parse(JSON.parse(json)).files) {
+      if (typeof e.link_target === "string") links.set(e.path, e.link_target);
+    }
+  } catch { /* no manifest: no links */ }
+  return links;
+}
+
+/** The `path` of every entry of a run dir's manifest; empty when there is no readable manifest. */
+export function manifestPaths(runDir: string): Set<string> {
+  try {
+    const json = new TextDecoder("utf-8", { fatal: true }).decode(
+      readRegular(`${runDir}/manifest.json`, { follow: false }),
+    );
+    return new Set(ManifestSchema.parse(JSON.parse(json)).files.map((f) => f.path));
   } catch {
-    return "?";
+    return new Set();
   }
 }

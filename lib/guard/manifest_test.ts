@@ -12,14 +12,22 @@ import {
 import { shellQuote } from "../shell.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
-Deno.test("shellQuote quotes only outside A-Za-z0-9_@%+=:,./- (G12)", () => {
+Deno.test("shellQuote quotes only outside A-Za-z0-9_@%+=:,./- (a usable restore_cmd)", () => {
   strictEqual(shellQuote("/opt/ctxkit/bin/context-guard.ts"), "/opt/ctxkit/bin/context-guard.ts");
   strictEqual(shellQuote("a b"), "'a b'");
   strictEqual(shellQuote("it's"), "'it'\\''s'");
   strictEqual(shellQuote(""), "''");
+  // restore_cmd runs as printed: the absolute runtime, the script's own config, every word quoted.
   strictEqual(
-    restoreCommand("/x y/cg.ts", "global", "/b/r"),
-    "deno run --allow-all '/x y/cg.ts' restore --global --run-dir /b/r",
+    restoreCommand("/x y/bin/cg.ts", "global", "/b/r"),
+    `${shellQuote(Deno.execPath())} run --allow-all --config '/x y/deno.json' '/x y/bin/cg.ts' ` +
+      "restore --global --run-dir /b/r",
+  );
+  strictEqual(
+    restoreCommand("/opt/dist/cg.js", "project", "/b/r"),
+    `${
+      shellQuote(Deno.execPath())
+    } run --allow-all --no-config /opt/dist/cg.js restore --project --run-dir /b/r`,
   );
 });
 
@@ -30,9 +38,11 @@ Deno.test("renderManifest: fixed layout, full JSON escaping, non-ASCII raw, vali
     root: "/p",
     runDir: "/b/r",
     restoreCmd: "deno run --allow-all /cg.ts restore --project --run-dir /b/r",
+    created: new Date(Date.UTC(2026, 9, 12, 12, 3, 7, 42)),
+    seq: 7,
     files: [
-      { path: 'a"\\\n\u0001é.md', size: 3, sha256: "0".repeat(64) },
-      { path: "b.md", size: 0, sha256: "f".repeat(64) },
+      { path: 'a"\\\n\u0001é.md', size: 3, sha256: "0".repeat(64), mode: 0o644 },
+      { path: "b.md", size: 0, sha256: "f".repeat(64), mode: 0o600, linkTarget: "/dot/b.md" },
     ],
   });
   strictEqual(
@@ -44,9 +54,13 @@ Deno.test("renderManifest: fixed layout, full JSON escaping, non-ASCII raw, vali
   "root": "/p",
   "run_dir": "/b/r",
   "restore_cmd": "deno run --allow-all /cg.ts restore --project --run-dir /b/r",
+  "created": "2026-10-12T12:03:07.042Z",
+  "seq": 7,
   "files": [
-    {"path": "a\\"\\\\\\n\\u0001é.md", "size": 3, "sha256": "${"0".repeat(64)}"},
-    {"path": "b.md", "size": 0, "sha256": "${"f".repeat(64)}"}
+    {"path": "a\\"\\\\\\n\\u0001é.md", "size": 3, "sha256": "${"0".repeat(64)}", "mode": "0644"},
+    {"path": "b.md", "size": 0, "sha256": "${
+      "f".repeat(64)
+    }", "mode": "0600", "link_target": "/dot/b.md"}
   ]
 }
 `,
@@ -54,7 +68,7 @@ Deno.test("renderManifest: fixed layout, full JSON escaping, non-ASCII raw, vali
   WrittenManifestSchema.parse(JSON.parse(text));
 });
 
-Deno.test("isSafeManifestPath refuses absolute, empty, NUL, empty/./.. components (G1)", () => {
+Deno.test("isSafeManifestPath refuses absolute, empty, NUL, empty/./.. components", () => {
   for (const ok of ["a", "a/b.md", ".claude/rules/x.md", "..a", "a.."]) {
     strictEqual(isSafeManifestPath(ok), true, ok);
   }

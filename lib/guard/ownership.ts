@@ -9,7 +9,11 @@
  * @module
  */
 
+import { isPermissionError, osReason } from "../_fs/errors.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
+import { CtxkitError } from "../errors.ts";
+import { text } from "../text.ts";
+import { PathRefusedError } from "./errors.ts";
 import { dirname } from "../paths.ts";
 import { draftRecordPath, makeRunDirs, replaceFile, snapshotCopyPath } from "./run_dir.ts";
 
@@ -33,8 +37,17 @@ export function writeDraftRecord(
   syncDirectory = true,
 ): string {
   const record = draftRecordPath(runDir, rel);
-  makeRunDirs(dirname(record), runDir);
-  replaceFile(record, `${state}\n`, { mode: 0o600, exactMode: true, syncDirectory });
+  try {
+    makeRunDirs(dirname(record), runDir);
+    replaceFile(record, `${state}\n`, { mode: 0o600, exactMode: true, syncDirectory });
+  } catch (e) {
+    if (e instanceof CtxkitError || isPermissionError(e)) throw e;
+    throw new PathRefusedError(
+      record,
+      "unwritable",
+      text`cannot record the draft: ${record} (${osReason(e)})`,
+    );
+  }
   return dirname(record);
 }
 
@@ -48,46 +61,80 @@ export function readDraftRecord(runDir: string, rel: string): string | undefined
   }
 }
 
+/** Whether `abs` may be overwritten with its snapshot copy, and whether it already holds it. */
+export interface RestoreVerdict {
+  /** The current bytes are the original, or provably the optimizer's. */
+  allowed: boolean;
+  /** The current bytes already are the original's. */
+  original: boolean;
+}
+
 /**
  * May `abs` (= `T/rel`) be overwritten with the snapshot copy? Refused for a link or a non-regular
  * file there; allowed when the current bytes already are the original, or when the draft record
  * equals the current hash (or `MISSING` for a deleted file).
  */
-export function mayRestore(runDir: string, rel: string, abs: string): boolean {
+export function restoreVerdict(
+  runDir: string,
+  rel: string,
+  abs: string,
+  copyHash: string = currentState(snapshotCopyPath(runDir, rel)),
+): RestoreVerdict {
   let st: Deno.FileInfo | undefined;
   try {
     st = Deno.lstatSync(abs);
   } catch {
     st = undefined;
   }
-  if (st !== undefined && !st.isFile) return false;
+  if (st !== undefined && !st.isFile) return { allowed: false, original: false };
   const current = st === undefined ? "MISSING" : currentState(abs);
-  if (current !== "MISSING" && current === currentState(snapshotCopyPath(runDir, rel))) {
-    return true;
-  }
-  return readDraftRecord(runDir, rel) === current;
+  if (current !== "MISSING" && current === copyHash) return { allowed: true, original: true };
+  return { allowed: readDraftRecord(runDir, rel) === current, original: false };
+}
+
+/** {@linkcode restoreVerdict}'s `allowed`. */
+export function mayRestore(runDir: string, rel: string, abs: string): boolean {
+  return restoreVerdict(runDir, rel, abs).allowed;
 }
 
 /**
- * Write the snapshot copy's bytes to `abs` atomically (copied in chunks). A replaced file keeps its
- * mode; a re-created one gets the copy's mode (owner-only) minus the umask. Returns the hash
- * written. With `syncDirectory: false` the caller syncs `abs`'s directory once per batch.
+ * Write the snapshot copy's bytes to `abs` atomically (copied in chunks), with `recordedMode`
+ * exactly when the snapshot recorded one; else a replaced file keeps its mode and a re-created one
+ * gets the copy's mode (owner-only) minus the umask. Returns the hash written. With
+ * `syncDirectory: false` the caller syncs `abs`'s directory once per batch.
  */
 export function restoreFile(
   runDir: string,
   rel: string,
   abs: string,
   syncDirectory = true,
+  recordedMode?: number,
 ): string {
   const copy = snapshotCopyPath(runDir, rel);
   let mode: number;
   let exactMode: boolean;
-  try {
-    mode = Deno.statSync(abs).mode! & 0o7777;
+  if (recordedMode !== undefined) {
+    mode = recordedMode;
     exactMode = true;
-  } catch {
-    mode = Deno.statSync(copy).mode! & 0o777;
-    exactMode = false;
+  } else {
+    try {
+      mode = Deno.statSync(abs).mode! & 0o7777;
+      exactMode = true;
+    } catch {
+      mode = Deno.statSync(copy).mode! & 0o777;
+      exactMode = false;
+    }
   }
   return replaceFile(abs, { copyFrom: copy }, { mode, exactMode, syncDirectory }).sha256;
+}
+
+/** True when `abs` holds the snapshot bytes (known by the caller) and, if recorded, the mode. */
+export function alreadyRestored(abs: string, original: boolean, recordedMode?: number): boolean {
+  if (!original) return false;
+  if (recordedMode === undefined) return true;
+  try {
+    return (Deno.statSync(abs).mode! & 0o777) === recordedMode;
+  } catch {
+    return false;
+  }
 }

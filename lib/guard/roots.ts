@@ -17,6 +17,7 @@ import {
   envValue,
   globalRoot,
   logicalCwd,
+  logicalGitToplevel,
   normalizeLexical,
   rootPrefix,
 } from "../paths.ts";
@@ -27,25 +28,41 @@ import { PathRefusedError } from "./errors.ts";
 export interface ResolvedPath {
   /** The argument as the user typed it. */
   arg: string;
-  /** Absolute path (physical directory part for text-guard, logical for context-guard). */
+  /**
+   * Absolute path (physical directory part for text-guard, logical for context-guard); for a
+   * dotfiles-linked global file, the physical file the link resolves to.
+   */
   abs: string;
   /** Path relative to the root, `/`-separated, no leading `./`. */
   rel: string;
+  /** For a dotfiles-linked global file: the link's own path (`abs` is its target). */
+  link?: string;
 }
+
+/**
+ * Which root a message names: text-guard's and context-guard's project layer say "project root",
+ * the global layer says "global root" (`references/context-guard.md#roots-and-paths`).
+ */
+export type RootName = "project" | "global";
 
 /**
  * text-guard's root `T`: physical `projectDir` (the stage's or the environment's
  * `CLAUDE_PROJECT_DIR`) when non-empty, else the physical git toplevel of the cwd, else the physical
  * cwd. An invalid `projectDir` is an {@linkcode EnvironmentError}.
  */
-export function textGuardRoot(projectDir: string | undefined): string {
+export function textGuardRoot(
+  projectDir: string | undefined,
+  rootName: RootName = "project",
+): string {
   if (projectDir !== undefined && projectDir !== "") {
     const physical = isDirectoryFollow(projectDir) ? physicalPath(projectDir) : undefined;
     if (physical === undefined) {
-      throw new EnvironmentError(
-        "CLAUDE_PROJECT_DIR",
-        text`invalid CLAUDE_PROJECT_DIR: ${projectDir}`,
-      );
+      throw rootName === "global"
+        ? new EnvironmentError("CLAUDE_CONFIG_DIR", text`invalid global root: ${projectDir}`)
+        : new EnvironmentError(
+          "CLAUDE_PROJECT_DIR",
+          text`invalid CLAUDE_PROJECT_DIR: ${projectDir}`,
+        );
     }
     return physical;
   }
@@ -66,17 +83,18 @@ function under(abs: string, root: string): string | undefined {
 }
 
 /**
- * Physical resolution of `f` under root `t`: refuses a link at `f`, an unresolvable directory and
+ * Physical resolution of `f` under root `t`: refuses a link at `f` (unless `links` maps its rel to
+ * exactly the file it resolves to: a dotfiles-linked global file), an unresolvable directory and
  * anything outside `t`.
  */
-export function resolvePhysical(f: string, t: string): ResolvedPath {
-  if (isSymlink(f)) {
-    throw new PathRefusedError(
-      f,
-      "symlink",
-      text`symbolic-link target: ${f} - name the intended real file explicitly`,
-    );
-  }
+export function resolvePhysical(
+  f: string,
+  t: string,
+  rootName: RootName = "project",
+  links?: ReadonlyMap<string, string>,
+): ResolvedPath {
+  const linked = isSymlink(f);
+  if (linked && (links === undefined || links.size === 0)) throw symlinkTarget(f);
   const dir = dirname(f);
   const physicalDir = isDirectoryFollow(dir) ? physicalPath(dir) : undefined;
   if (physicalDir === undefined) {
@@ -85,9 +103,20 @@ export function resolvePhysical(f: string, t: string): ResolvedPath {
   const abs = `${physicalDir === "/" ? "" : physicalDir}/${basename(f)}`;
   const rel = under(abs, t);
   if (rel === undefined) {
-    throw new PathRefusedError(f, "outside-root", text`${f} is outside the project root ${t}`);
+    throw new PathRefusedError(f, "outside-root", text`${f} is outside the ${rootName} root ${t}`);
   }
-  return { arg: f, abs, rel };
+  if (!linked) return { arg: f, abs, rel };
+  const target = physicalPath(f);
+  if (target === undefined || links?.get(rel) !== target) throw symlinkTarget(f);
+  return { arg: f, abs: target, rel, link: abs };
+}
+
+function symlinkTarget(f: string): PathRefusedError {
+  return new PathRefusedError(
+    f,
+    "symlink",
+    text`symbolic-link target: ${f} - name the intended real file explicitly`,
+  );
 }
 
 /**
@@ -95,7 +124,7 @@ export function resolvePhysical(f: string, t: string): ResolvedPath {
  * absolute path is lexical, so a logical path under the root that physically lies elsewhere passes
  * here and is refused later by the stage.
  */
-export function resolveLogical(f: string, root: string): ResolvedPath {
+export function resolveLogical(f: string, root: string, rootName?: RootName): ResolvedPath {
   const dir = dirname(f);
   if (!isDirectoryFollow(dir)) {
     throw new PathRefusedError(f, "unresolvable", text`cannot resolve ${f}`);
@@ -104,16 +133,27 @@ export function resolveLogical(f: string, root: string): ResolvedPath {
   const abs = `${absDir === "/" ? "" : absDir}/${basename(f)}`;
   const rel = under(abs, root);
   if (rel === undefined) {
-    throw new PathRefusedError(f, "outside-root", text`${f} is outside the snapshot root ${root}`);
+    throw new PathRefusedError(
+      f,
+      "outside-root",
+      rootName === undefined
+        ? text`${f} is outside the snapshot root ${root}`
+        : text`${f} is outside the ${rootName} root ${root}`,
+    );
   }
   return { arg: f, abs, rel };
 }
 
-/** The project root `P`: `CLAUDE_PROJECT_DIR` normalised lexically, else the logical cwd. */
+/**
+ * The project root `P`: `CLAUDE_PROJECT_DIR` normalised lexically; else the top level of the git
+ * work tree the cwd is in (written logically), as context-scan and text-guard take it; else the
+ * logical cwd.
+ */
 export function projectRoot(): string {
   const dir = envValue("CLAUDE_PROJECT_DIR");
   const cwd = logicalCwd();
-  return dir === undefined ? cwd : normalizeLexical(dir, cwd);
+  if (dir !== undefined) return normalizeLexical(dir, cwd);
+  return logicalGitToplevel() ?? cwd;
 }
 
 /** The layers context-guard knows. */

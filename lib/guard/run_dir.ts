@@ -7,7 +7,7 @@
  */
 
 import { LinkedComponentError, makePrivateDirs } from "../_fs/dirs.ts";
-import { isDirectoryFollow, isRegularNoFollow } from "../_fs/inspect.ts";
+import { isDirectoryFollow, isRegularNoFollow, isSymlink } from "../_fs/inspect.ts";
 import {
   type AtomicWriteOptions,
   type Content,
@@ -15,6 +15,7 @@ import {
   writeFileAtomic,
   type Written,
 } from "../_fs/write.ts";
+import { dirname } from "../paths.ts";
 import { text } from "../text.ts";
 import { PathRefusedError, SnapshotMissingError } from "./errors.ts";
 
@@ -37,8 +38,22 @@ export function noSnapshotDir(runDir: string): SnapshotMissingError {
   );
 }
 
-/** Throw {@linkcode noSnapshotDir} unless `<runDir>/orig` is a directory (links followed). */
+/**
+ * A run dir and its `orig/` are real directories, never links (a link there would make the guard
+ * read copies from, and write records to, wherever it points): refuse one that is a link.
+ */
+export function requireRunDir(runDir: string): void {
+  for (const path of [runDir.length > 1 ? runDir.replace(/\/+$/, "") : runDir, `${runDir}/orig`]) {
+    if (isSymlink(path)) throw linkedRunPath(path);
+  }
+}
+
+/**
+ * {@linkcode requireRunDir}, then {@linkcode noSnapshotDir} unless `<runDir>/orig` is a
+ * directory.
+ */
 export function requireSnapshotDir(runDir: string): void {
+  requireRunDir(runDir);
   if (!isDirectoryFollow(`${runDir}/orig`)) throw noSnapshotDir(runDir);
 }
 
@@ -103,4 +118,53 @@ export function replaceFile(path: string, content: Content, options: AtomicWrite
         text`refusing to replace a non-regular file: ${path}`,
       );
   }
+}
+
+/** Why a path may not be written. */
+export interface WriteProblem {
+  /** The component concerned. */
+  at: string;
+  /** A link, a component that is not a directory, or a non-regular file at the path itself. */
+  problem: "symlink" | "not-directory" | "special-file";
+}
+
+/**
+ * The first reason not to write `path` (absolute, lexically below `root`, or `root`'s own child):
+ * a link or a non-directory on any component strictly between `root` and `path`, or a link or a
+ * non-regular file (FIFO, device, socket, directory) at `path`. `undefined` when writing is safe.
+ */
+export function writePathProblem(root: string, path: string): WriteProblem | undefined {
+  const prefix = root === "/" ? "/" : `${root}/`;
+  const rest = path.startsWith(prefix)
+    ? path.slice(prefix.length)
+    : path.slice(path.lastIndexOf("/") + 1);
+  const parts = rest.split("/");
+  let at = path.startsWith(prefix) ? (root === "/" ? "" : root) : dirname(path);
+  for (let i = 0; i < parts.length; i++) {
+    at = `${at}/${parts[i]}`;
+    let st: Deno.FileInfo;
+    try {
+      st = Deno.lstatSync(at);
+    } catch {
+      return undefined; // absent from here on: created, never through a link
+    }
+    if (st.isSymlink) return { at, problem: "symlink" };
+    const last = i === parts.length - 1;
+    if (last && !st.isFile) return { at, problem: "special-file" };
+    if (!last && !st.isDirectory) return { at, problem: "not-directory" };
+  }
+  return undefined;
+}
+
+/** The first component of `abs` strictly below `root` (and above the file) that is a link. */
+export function linkedDirBelow(root: string, abs: string): string | undefined {
+  const prefix = root === "/" ? "/" : `${root}/`;
+  if (!abs.startsWith(prefix)) return undefined;
+  const parts = abs.slice(prefix.length).split("/").slice(0, -1);
+  let at = root === "/" ? "" : root;
+  for (const part of parts) {
+    at = `${at}/${part}`;
+    if (isSymlink(at)) return at;
+  }
+  return undefined;
 }

@@ -7,7 +7,7 @@ import { sortUtf8 } from "../sort.ts";
 const sorted = (text: string | Uint8Array, alphabet: "base" | "ext" = "base") =>
   sortUtf8(tokenSet(text, alphabet));
 
-Deno.test("base tokens: the §3.2 examples", () => {
+Deno.test("base tokens: the base-alphabet examples", () => {
   deepStrictEqual(sorted("4.0.6+codex.7"), ["num:4.0.6", "num:7"]);
   deepStrictEqual(sorted("brew*/skills/*/SKILL.md"), ["path:/SKILL.md", "path:/skills/"]);
   deepStrictEqual(sorted("2/3"), ["num:2", "num:3", "path:2/3"]);
@@ -31,7 +31,7 @@ Deno.test("base tokens: keywords without word boundary, punctuation strip, neg:!
   deepStrictEqual(sorted("!=x..."), ["neg:!=x"]);
 });
 
-Deno.test("base tokens: the §8 example files", () => {
+Deno.test("base tokens: the worked-example files", () => {
   const claude =
     "# Project rules\n\nUse Node 20.11 and run scripts/build.sh before every release.\n" +
     "You MUST NOT push to main directly; NEVER skip review.\n" +
@@ -59,7 +59,7 @@ Deno.test("lines split at LF only; CR stays; a match never crosses lines", () =>
   deepStrictEqual(sorted("MUST\nNOT"), []);
 });
 
-Deno.test("NUL-bearing and invalid UTF-8 bytes are scanned (G7)", () => {
+Deno.test("NUL-bearing and invalid UTF-8 bytes are scanned", () => {
   const bytes = new Uint8Array([0x00, 0xff, 0x31, 0x2e, 0x35, 0x00, 0x4e, 0x45, 0x56, 0x45, 0x52]);
   deepStrictEqual(sorted(bytes), ["kw:NEVER", "num:1.5"]);
   // Multi-byte characters around a token do not disturb it.

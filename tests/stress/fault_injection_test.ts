@@ -31,7 +31,7 @@ const SEED = stressSeed();
 
 /**
  * Reruns alternate between `-A` (the writer's pid is known dead: its temps go at once) and the
- * tool's own narrow shebang grants (no run permission, so only age counts: leftovers are backdated
+ * tool's own narrow shebang grants (no /proc access, so only age counts: leftovers are backdated
  * first, as when the user comes back later).
  */
 function rerunPermissions(round: number, tool: "context-guard" | "prose", dirs: string[]) {
@@ -274,7 +274,7 @@ Deno.test(`fault injection: prose on killed anywhere (seed ${SEED})`, async () =
     assert.ok(read.state === "active" || read.state === "absent", `${what}: ${read.state}`);
     const status = runTool("prose", ["status", "--local"], { env: envAt(now) });
     assert.equal(status.code, 0, `${what}: ${status.stderr}`);
-    // Leftover temps are harmless (readers ignore them) and swept once older than 60 s (§7 write 9).
+    // Leftover temps are harmless (readers ignore them) and swept by a later write once older than 60 s.
     const again = await runKillable("prose", ["on", "block", "--local"], {
       env: envAt(now),
       ...rerunPermissions(round, "prose", [dir]),
@@ -289,3 +289,96 @@ Deno.test(`fault injection: prose on killed anywhere (seed ${SEED})`, async () =
   assert.deepEqual(readdirSync(dir), [".active"]);
   console.log(tally.line("prose on", SEED));
 });
+
+/**
+ * verify-deleted never writes at the deleted path (references/context-guard.md#verify-deleted):
+ * killed anywhere, the path is absent or back at its snapshot bytes, and a rerun ends cleanly —
+ * a proof that passes (the draft record is put back) and one that fails (the run is rolled back).
+ */
+for (const proof of ["passes", "fails"] as const) {
+  Deno.test(`fault injection: context-guard verify-deleted (${proof}) killed anywhere (seed ${SEED})`, async () => {
+    const rand = prng(SEED + (proof === "passes" ? 4 : 5));
+    const p = project();
+    const OLD = "docs/d.md";
+    const survivor = proof === "passes" ? "CLAUDE.md" : ".claude/rules/a.md";
+    const snap = runTool("context-guard", ["snapshot", OLD, survivor], { cwd: p.proj, env: p.env });
+    assert.equal(snap.code, 0, snap.stderr);
+    const runDir = runDirOf(snap.stdout);
+    const record = join(runDir, "draft", `${OLD}.sha256`);
+    const oldHash = sha(original(OLD));
+    // The survivor either carries every token of the deleted file (its own text + the file's), or
+    // lacks `docs/d.md`'s heading path.
+    const survivorText = proof === "passes"
+      ? original(survivor) + original(OLD)
+      : original(survivor);
+    const args = ["verify-deleted", "--run-dir", runDir, "--survivor", survivor, OLD];
+    /** The round's starting point: the optimizer drafted the file, checkpointed, then deleted it. */
+    const prepare = () => {
+      writeFileSync(`${p.proj}/${survivor}`, survivorText);
+      writeFileSync(`${p.proj}/${OLD}`, "draft\n");
+      const cp = runTool("text-guard", ["checkpoint", "--run-dir", runDir, OLD, survivor], {
+        cwd: p.proj,
+        env: p.env,
+      });
+      assert.equal(cp.code, 0, cp.stderr);
+      rmSync(`${p.proj}/${OLD}`);
+      return readFileSync(record, "utf8");
+    };
+    prepare();
+    const warm = await runKillable("context-guard", args, { cwd: p.proj, env: p.env });
+    assert.equal(warm.code, proof === "passes" ? 0 : 1, warm.stderr);
+    const tally = new Tally();
+    const all = plans(
+      proof === "passes"
+        ? [["atomic.before-rename", 2], ["atomic.after-rename", 2]] // record, then its put-back
+        : [
+          ["atomic.before-rename", 2], // record, then the restored file
+          ["atomic.after-rename", 2],
+          ["stage.restore.between-files", 2],
+        ],
+      40,
+      rand,
+      warm.ms,
+    );
+    let round = 0;
+    for (const plan of all) {
+      const what = describePlan(plan);
+      round++;
+      const previous = prepare();
+      const r = await runKillable("context-guard", args, { cwd: p.proj, env: p.env, ...plan });
+      tally.add(r);
+      if ("faultPoint" in plan) {
+        assert.equal(r.signal, "SIGKILL", `${what} not reached: ${r.stderr}`);
+      }
+      const now = hashFile(`${p.proj}/${OLD}`);
+      assert.ok(
+        ["MISSING", oldHash].includes(now),
+        `${what}: ${OLD} is neither deleted nor original`,
+      );
+      if (proof === "passes") assert.equal(now, "MISSING", `${what}: a passing proof wrote ${OLD}`);
+      const recordNow = readFileSync(record, "utf8");
+      assert.ok([previous, "MISSING\n"].includes(recordNow), `${what}: record ${recordNow}`);
+      const again = await runKillable("context-guard", args, {
+        cwd: p.proj,
+        env: p.env,
+        ...rerunPermissions(round, "context-guard", [p.proj, join(p.proj, "docs")]),
+      });
+      if (proof === "passes") {
+        assert.equal(again.code, 0, `${what}, rerun: ${again.stderr}`);
+        // A kill before the put-back leaves the deletion owned (`MISSING`): the rerun keeps that.
+        const want = recordNow === "MISSING\n" ? [previous, "MISSING\n"] : [previous];
+        assert.ok(want.includes(readFileSync(record, "utf8")), `${what}: record`);
+        assert.equal(hashFile(`${p.proj}/${OLD}`), "MISSING", what);
+      } else if (now === oldHash) {
+        // Already rolled back: the rerun refuses cleanly, nothing written.
+        assert.equal(again.code, 2, `${what}, rerun: ${again.stderr}`);
+        assert.match(again.stderr, /is still on disk - verify-deleted is for a DELETED file/);
+      } else {
+        assert.equal(again.code, 1, `${what}, rerun: ${again.stderr}`);
+        assert.equal(hashFile(`${p.proj}/${OLD}`), oldHash, `${what}: rolled back on rerun`);
+      }
+      assert.deepEqual(ctxkitTemps(p.proj), [], `${what}: temp file left next to a user file`);
+    }
+    console.log(tally.line(`verify-deleted (${proof})`, SEED));
+  });
+}

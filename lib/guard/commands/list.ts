@@ -1,15 +1,14 @@
 /**
- * context-guard `list` (`references/context-guard.md#list`): the backups, newest first.
+ * context-guard `list` (`references/context-guard.md#list`): this invocation's runs, newest first.
  *
  * @module
  */
 
 import { listRegularFiles } from "../../_fs/dirs.ts";
 import { text } from "../../text.ts";
-import { listBackups } from "../backups.ts";
-import { manifestLayer } from "../manifest.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
+import { readRuns, sameRoot } from "../runs.ts";
 
 /** One row of `list`. */
 export interface BackupRow {
@@ -17,16 +16,25 @@ export interface BackupRow {
   name: string;
   /** Regular files under `orig/` (0 when absent). */
   files: number;
-  /** Manifest layer, or `?`. */
+  /** The manifest's layer, or `?` for an incomplete run. */
   layer: string;
 }
 
-/** context-guard `list`: a Markdown table of the backups, newest first. */
+/**
+ * context-guard `list`: a Markdown table of the runs of this project root and of the global root,
+ * plus incomplete runs (layer `?`, they belong to no one yet), newest first. Other projects' runs
+ * are not shown.
+ */
 export function list(roots: GuardRoots, reporter: Reporter = silentReporter): BackupRow[] {
-  const rows = listBackups(roots.backups).map((name) => {
-    const dir = `${roots.backups}/${name}`;
-    return { name, files: listRegularFiles(`${dir}/orig`).length, layer: manifestLayer(dir) };
-  });
+  const rows = readRuns(roots.backups).filter((r) => {
+    const h = r.head;
+    if (h === undefined) return true;
+    return sameRoot(h.root, h.layer === "project" ? roots.project : roots.global);
+  }).map((r) => ({
+    name: r.name,
+    files: listRegularFiles(`${r.dir}/orig`).length,
+    layer: r.head?.layer ?? r.rawLayer,
+  }));
   reporter.out(text`| Backup | Files | Layer |`);
   reporter.out(text`|--------|-------|-------|`);
   for (const r of rows) reporter.out(text`| ${r.name} | ${r.files} | ${r.layer} |`);

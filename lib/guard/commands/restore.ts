@@ -5,9 +5,9 @@
  */
 
 import { text } from "../../text.ts";
-import { backupsWithPrefix, newestRunDirs, noBackups, resolveBackup } from "../backups.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots, Layer } from "../roots.ts";
+import { chooseRun, chooseRunGroups, describeRun } from "../selection.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 
 /** Inputs of {@linkcode restore}. */
@@ -32,18 +32,19 @@ export interface RestoreResult {
   ok: boolean;
 }
 
-/** The run dirs `restore` works on; {@linkcode noBackups} when there are none. */
-export function restoreRunDirs(options: RestoreOptions): string[] {
+/**
+ * The run dirs `restore` works on: `--run-dir`; else, with a layer flag or files, the selected run
+ * of that layer; else every layer of this invocation's newest run (or of the runs a `<ts>` names).
+ */
+export function restoreRunDirs(options: RestoreOptions, reporter: Reporter): string[] {
   const { roots } = options;
-  let dirs: string[];
-  if (options.runDir !== undefined) dirs = [options.runDir];
-  else if (options.layer !== undefined || options.files.length > 0) {
-    dirs = [resolveBackup(roots.backups, options.selector ?? "last", options.layer ?? "project")];
-  } else if (options.selector !== undefined && options.selector !== "last") {
-    dirs = backupsWithPrefix(roots.backups, options.selector);
-  } else dirs = newestRunDirs(roots.backups);
-  if (dirs.length === 0 || dirs.some((d) => d === "")) throw noBackups(roots.backups);
-  return dirs;
+  if (options.runDir !== undefined) {
+    return [describeRun(options.runDir, options.layer, roots).runDir];
+  }
+  if (options.layer !== undefined || options.files.length > 0) {
+    return [chooseRun(roots, options, reporter).runDir];
+  }
+  return chooseRunGroups(roots, options.selector, reporter);
 }
 
 /**
@@ -54,7 +55,7 @@ export function restore(
   options: RestoreOptions,
   reporter: Reporter = silentReporter,
 ): RestoreResult {
-  const runs = restoreRunDirs(options).map((dir) =>
+  const runs = restoreRunDirs(options, reporter).map((dir) =>
     restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter)
   );
   return { runs, ok: runs.every((r) => r.ok) };
@@ -64,7 +65,7 @@ export function restore(
 export interface RollbackOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
-  /** Literal run dirs (`--run-dir` values and operands); none = the newest run's dirs. */
+  /** Literal run dirs (`--run-dir` values and operands); none = every layer of the newest run. */
   runDirs: readonly string[];
 }
 
@@ -75,8 +76,7 @@ export function rollback(
 ): RestoreResult {
   const dirs = options.runDirs.length > 0
     ? [...options.runDirs]
-    : newestRunDirs(options.roots.backups);
-  if (dirs.length === 0) throw noBackups(options.roots.backups);
+    : chooseRunGroups(options.roots, undefined, reporter);
   const runs: RunDirRestore[] = [];
   for (const dir of dirs) {
     reporter.out(text`ROLLBACK: ${dir}`);

@@ -10,11 +10,12 @@ import { hashFile } from "../../_fs/read.ts";
 import { CtxkitError } from "../../errors.ts";
 import { dirname, joinRoot, rootPrefix } from "../../paths.ts";
 import { text } from "../../text.ts";
-import { errorText, ManifestError, SnapshotMissingError } from "../errors.ts";
+import { errorText, ManifestError, PathRefusedError, SnapshotMissingError } from "../errors.ts";
 import { readManifest } from "../manifest.ts";
 import type { Reporter } from "../report.ts";
 import { resolveLogical } from "../roots.ts";
-import { isTrustedCopy } from "../run_dir.ts";
+import { isTrustedCopy, linkedDirBelow } from "../run_dir.ts";
+import { restoreRunState } from "../run_state.ts";
 import { stageRestore } from "../stage/restore.ts";
 
 /** The last-line label of a restore. */
@@ -88,6 +89,7 @@ export function restoreRunDir(
     rels = manifest.files.map((f) => f.path);
   }
   const orig = `${runDir}/orig`;
+  const copyHashes = new Map<string, string>();
   let damaged = false;
   for (const rel of rels) {
     if (!existsNoFollow(`${orig}/${rel}`)) {
@@ -97,6 +99,7 @@ export function restoreRunDir(
       const want = hashes.get(rel);
       const ok = isTrustedCopy(orig, rel) && want !== undefined &&
         rehash(`${orig}/${rel}`) === want;
+      if (ok) copyHashes.set(rel, want);
       if (!ok) {
         reporter.err(text`❌ SNAPSHOT CHECKSUM MISMATCH: ${rel}`);
         damaged = true;
@@ -126,9 +129,28 @@ export function restoreRunDir(
       }
     }
   }
+  for (const rel of rels) {
+    const linked = linkedDirBelow(root, joinRoot(root, rel));
+    if (linked !== undefined) {
+      throw new PathRefusedError(
+        joinRoot(root, rel),
+        "linked-component",
+        text`refusing to restore through the symbolic link ${linked}: ${rel}`,
+      );
+    }
+  }
+  const modes = new Map<string, number>();
+  for (const f of manifest.files) if (f.mode !== undefined) modes.set(f.path, f.mode);
   const targets = rels.map((rel) => joinRoot(root, rel));
   try {
-    stageRestore({ projectDir: root, runDir, files: targets }, reporter);
+    stageRestore({
+      projectDir: root,
+      runDir,
+      files: targets,
+      rootName: manifest.layer ?? "project",
+      modes,
+      copyHashes,
+    }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;
     reporter.err(errorText(e));
@@ -143,6 +165,7 @@ export function restoreRunDir(
     }
   }
   reporter.out(text`${label}: ${mismatches} mismatches, 0 missing from snapshot (${runDir})`);
+  if (mismatches === 0 && files.length === 0) restoreRunState(runDir, reporter);
   return {
     runDir,
     ok: mismatches === 0,

@@ -5,12 +5,12 @@
  * @module
  */
 
-import { isDirectoryFollow, isFileFollow } from "../../_fs/inspect.ts";
+import { isDirectoryFollow, isFileFollow, isSymlink } from "../../_fs/inspect.ts";
 import { CtxkitError, UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
 import { joinText, text, verbatim } from "../../text.ts";
-import { autoRunDirName, pruneBackups } from "../backups.ts";
+import { autoRunDirName, nextSeq, pruneRuns } from "../runs.ts";
 import { DirtyTreeError, errorText, PathRefusedError, StageFailedError } from "../errors.ts";
 import { manifestEntries, restoreCommand, writeManifest } from "../manifest.ts";
 import { type Reporter, silentReporter } from "../report.ts";
@@ -128,6 +128,36 @@ ${
   );
 }
 
+/** The uid this process runs as: asked directly where Deno allows it, else the global root's owner. */
+function ownUid(global: string): number | undefined {
+  try {
+    return Deno.uid() ?? undefined;
+  } catch {
+    try {
+      return Deno.statSync(global).uid ?? undefined;
+    } catch {
+      return undefined;
+    }
+  }
+}
+
+/**
+ * A global file that is a link (a dotfiles repository) is snapshotted by its content only when
+ * both the link and the regular file it resolves to are the user's own.
+ */
+function checkDotfilesLink(f: string, global: string): void {
+  const uid = ownUid(global);
+  const link = Deno.lstatSync(f);
+  const target = Deno.statSync(f);
+  if (uid === undefined || link.uid !== uid || target.uid !== uid || !target.isFile) {
+    throw new PathRefusedError(
+      f,
+      "symlink",
+      text`symbolic-link target: ${f} - a global link is snapshotted only when it and its target are yours`,
+    );
+  }
+}
+
 function hasEntries(dir: string): boolean {
   try {
     for (const _ of Deno.readDirSync(dir)) return true;
@@ -163,6 +193,7 @@ export function snapshot(
     if (f.includes("\uFFFD")) {
       throw new PathRefusedError(f, "non-utf8", text`cannot record non-UTF-8 path: ${f}`);
     }
+    if (layer === "global" && isSymlink(f)) checkDotfilesLink(f, roots.global);
   }
   gitGate(layer, root, rels, options.allowDirty ?? false, reporter);
   if (options.runDir !== undefined && hasEntries(options.runDir)) {
@@ -181,6 +212,9 @@ export function snapshot(
       runDir: options.runDir,
       autoRunDir: (n) => autoRunDirName(roots.backups, stamp, layer, n),
       linkCheckBase: roots.backups,
+      allowLinks: layer === "global",
+      noLinkedDirsBelow: root,
+      rootName: layer,
       now,
     }, reporter);
   } catch (e) {
@@ -190,16 +224,19 @@ export function snapshot(
   }
   const runDir = staged.runDir;
   faultPoint("snapshot.before-manifest");
-  const entries = manifestEntries(runDir);
+  const entries = manifestEntries(runDir, staged.records);
   const manifest = writeManifest({
     timestamp: stamp,
     layer,
     root,
     runDir,
     restoreCmd: restoreCommand(options.scriptPath, layer, runDir),
+    created: now,
+    seq: nextSeq(roots.backups),
+    ...(layer === "global" ? { projectRoot: roots.project } : {}),
     files: entries,
   });
   reporter.out(text`MANIFEST: ${manifest}`);
-  const pruned = pruneBackups(roots.backups, runDir, reporter);
+  const pruned = pruneRuns(roots.backups, runDir, layer, root, reporter, now.getTime());
   return { runDir, manifest, root, files: entries.map((e) => e.path), pruned };
 }

@@ -1,11 +1,12 @@
-import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { deepStrictEqual, strictEqual } from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
-import { newestRunDirs, resolveBackup } from "../backups.ts";
+import { readRuns, runGroups } from "../runs.ts";
+import { resolveSpec } from "../selection.ts";
 import { snapshot } from "./snapshot.ts";
-import { restore, rollback } from "./restore.ts";
+import { restore } from "./restore.ts";
 import { checkpoint } from "../stage/checkpoint.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
 
@@ -19,7 +20,7 @@ function setup(): { roots: GuardRoots; file: string } {
   return { roots, file };
 }
 
-Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick -3 (G15)", () => {
+Deno.test("three snapshots in one second: -2, -3 in creation order; last and restore pick -3", () => {
   const { roots, file } = setup();
   const now = new Date(2026, 9, 12, 14, 3, 7);
   const dirs: string[] = [];
@@ -34,8 +35,16 @@ Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick
     `${b}/20261012-140307-project-2_context-slim`,
     `${b}/20261012-140307-project-3_context-slim`,
   ]);
-  strictEqual(resolveBackup(b, "last", "project"), dirs[2]);
-  deepStrictEqual(newestRunDirs(b), [dirs[2], dirs[1], dirs[0]]);
+  const runs = readRuns(b);
+  deepStrictEqual(runs.map((r) => [r.dir, r.head?.seq]), [[dirs[2], 3], [dirs[1], 2], [
+    dirs[0],
+    1,
+  ]]);
+  strictEqual(resolveSpec(runs, roots, "last", "project"), dirs[2]);
+  // Each project snapshot is a run of its own: the newest run is -3 alone.
+  deepStrictEqual(runGroups(runs, roots).map((g) => g.map((r) => r.dir)), [[dirs[2]], [dirs[1]], [
+    dirs[0],
+  ]]);
   // The -3 copy holds v3; a checkpointed draft is rolled back to it by `restore` with no selector.
   writeFileSync(file, "draft\n");
   checkpoint({ projectDir: roots.project, runDir: dirs[2], files: [file] });
@@ -47,19 +56,35 @@ Deno.test("three snapshots in one second: -2, -3; last, restore, newest run pick
     "RESTORED: CLAUDE.md",
     `RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${dirs[2]})`,
   ]);
-  // Retention: three more runs in the same second; the oldest of the second goes first.
-  const pruned: string[] = [];
-  for (let i = 4; i <= 6; i++) {
+});
+
+Deno.test("retention: five runs per root and layer, never one younger than a day, oldest first", () => {
+  const { roots, file } = setup();
+  const day = 24 * 60 * 60 * 1000;
+  const t0 = new Date(2026, 9, 12, 14, 3, 7).getTime();
+  const snap = (at: number) => {
     const rep = collectingReporter();
-    snapshot({ roots, files: [file], scriptPath: "/x", now }, rep);
-    for (const l of rep.lines) if (l.text.startsWith("PRUNED: ")) pruned.push(l.text.slice(8));
-  }
-  deepStrictEqual(pruned, [dirs[0]]);
-  ok(newestRunDirs(b)[0].endsWith("-project-6_context-slim"));
-  // rollback with no run dirs takes the newest run: the five dirs of that second. The file holds
-  // v3, the original of -3 … -6; -2 (v2) has no draft record for it and is refused.
-  const rb = collectingReporter();
-  const result = rollback({ roots, runDirs: [] }, rb);
-  strictEqual(result.runs.length, 5);
-  strictEqual(result.ok, false);
+    const r = snapshot({ roots, files: [file], scriptPath: "/x", now: new Date(at) }, rep);
+    return {
+      dir: r.runDir,
+      pruned: rep.lines.flatMap((l) => l.text.startsWith("PRUNED: ") ? [l.text.slice(8)] : []),
+    };
+  };
+  const first = [0, 1, 2, 3, 4, 5].map((i) => snap(t0 + i * 1000));
+  // Six runs within seconds: all younger than a day, none pruned.
+  deepStrictEqual(first.flatMap((s) => s.pruned), []);
+  // Another project's run and a global run are never counted or pruned with this root's.
+  const other = { ...roots, project: `${roots.project}-other` };
+  Deno.mkdirSync(other.project);
+  writeFileSync(`${other.project}/CLAUDE.md`, "other 1\n");
+  snapshot({
+    roots: other,
+    files: [`${other.project}/CLAUDE.md`],
+    scriptPath: "/x",
+    now: new Date(t0),
+  });
+  // Two days later: keep the new run and the four newest others; the two oldest go, oldest last.
+  const later = snap(t0 + 2 * day);
+  deepStrictEqual(later.pruned, [first[1].dir, first[0].dir]);
+  strictEqual(readRuns(roots.backups).filter((r) => r.head?.root === other.project).length, 1);
 });

@@ -10,13 +10,15 @@ import { firstLine } from "../../_fs/errors.ts";
 import { isFileFollow } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
-import { dirname } from "../../paths.ts";
+import { writeFileAtomic } from "../../_fs/write.ts";
+import { dirname, isBelow, logicalCwd, normalizeLexical } from "../../paths.ts";
 import { text } from "../../text.ts";
-import { ScanRejectedError, StateWriteError } from "../errors.ts";
-import { replaceFile } from "../run_dir.ts";
+import { LedgerError, ScanRejectedError, StateWriteError } from "../errors.ts";
+import { writePathProblem } from "../run_dir.ts";
+import { keepStateBefore, noteStateWritten } from "../run_state.ts";
+import { layerRuns, readRuns } from "../runs.ts";
 import { buildStateDocument, renderStateDocument, StateDocumentSchema } from "../state/document.ts";
 import { checkScanFile, type StateScanInput } from "../state/scan_input.ts";
-import { LedgerError } from "../errors.ts";
 
 /** Where the state file is: `--out`, else under `--root` or the project root. */
 export interface StateLocation {
@@ -54,12 +56,33 @@ export function stateExists(path: string): boolean {
   return isFileFollow(path);
 }
 
-function writeStateFile(path: string, content: string): void {
+const PROBLEMS = {
+  symlink: "refusing to write through a symbolic link",
+  "not-directory": "a path component is not a directory",
+  "special-file": "not a regular file",
+} as const;
+
+/**
+ * Refuse to write `path` through a link or into a non-regular file, checked component by component
+ * below `root` (or, for a path outside it, at the path itself).
+ */
+function checkStatePath(shown: string, abs: string, root: string): void {
+  const problem = writePathProblem(root, abs);
+  if (problem === undefined) return;
+  const where = problem.at === abs ? "" : `: ${problem.at}`;
+  throw new StateWriteError(shown, `${PROBLEMS[problem.problem]}${where}`);
+}
+
+function writeStateFile(path: string, abs: string, root: string, content: string): string {
+  checkStatePath(path, abs, root);
+  let sha256: string;
   try {
-    Deno.mkdirSync(dirname(path), { recursive: true });
+    Deno.mkdirSync(dirname(abs), { recursive: true });
+    checkStatePath(path, abs, root); // nothing was linked in meanwhile
     // 0666 minus the umask: the state file is an ordinary project file, not a private backup.
-    replaceFile(path, content, { mode: 0o666 });
+    sha256 = writeFileAtomic(abs, content, { mode: 0o666 }).sha256;
   } catch (e) {
+    if (e instanceof StateWriteError) throw e;
     throw new StateWriteError(path, firstLine(e));
   }
   let reread: unknown;
@@ -71,13 +94,24 @@ function writeStateFile(path: string, content: string): void {
   if (!StateDocumentSchema.safeParse(reread).success) {
     throw new StateWriteError(path, "written file does not match the state schema");
   }
+  return sha256;
+}
+
+/** Where `state` may write and whose run keeps the state's "before". */
+export interface StateContext {
+  /** The root the path is checked from (`--root`, else the project root). */
+  root: string;
+  /** The backup root, whose newest project run of `root` keeps the previous state. */
+  backups: string;
 }
 
 /**
- * Validate both scans and the ledger, then write the state file atomically to `path`.
- * Usage problems are {@linkcode UsageError}s, a rejected scan a {@linkcode ScanRejectedError}.
+ * Validate both scans and the ledger, then write the state file atomically to `path`, never through
+ * a link or into a non-regular file; the state as it was before is kept in the newest project run
+ * of the root, so restoring that run puts it back. Usage problems are {@linkcode UsageError}s, a
+ * rejected scan a {@linkcode ScanRejectedError}, a refused path a {@linkcode StateWriteError}.
  */
-export function writeState(options: StateOptions, path: string): void {
+export function writeState(options: StateOptions, path: string, context: StateContext): void {
   if (options.mode === "") throw new UsageError(text`state needs --mode`);
   if (!isFileFollow(options.before)) {
     throw new UsageError(text`state needs --before <context-scan JSON>`);
@@ -110,5 +144,17 @@ export function writeState(options: StateOptions, path: string): void {
     ledgerText,
     now: options.now ?? new Date(),
   });
-  writeStateFile(path, renderStateDocument(StateDocumentSchema.parse(doc)));
+  const abs = normalizeLexical(path, logicalCwd());
+  const root = normalizeLexical(context.root, logicalCwd());
+  const checkRoot = isBelow(abs, root) ? root : dirname(abs);
+  checkStatePath(path, abs, checkRoot);
+  const run = layerRuns(readRuns(context.backups), "project", root)[0];
+  if (run !== undefined) keepStateBefore(run.dir, abs);
+  const sha256 = writeStateFile(
+    path,
+    abs,
+    checkRoot,
+    renderStateDocument(StateDocumentSchema.parse(doc)),
+  );
+  if (run !== undefined) noteStateWritten(run.dir, sha256);
 }

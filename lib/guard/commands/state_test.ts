@@ -25,8 +25,9 @@ Deno.test("writeState: names the first missing input, rejects a bad scan, writes
   const bad = join(dir, "bad.json");
   writeFileSync(bad, '{"scan_issues":[1],"files":[],"totals":{"grand":{"tokens":0}}}');
   const out = join(dir, "out", "state.json");
+  const ctx = { root: dir, backups: join(dir, "backups") };
   const usage = (options: Parameters<typeof writeState>[0], message: string) =>
-    assert.throws(() => writeState(options, out), (e: unknown) => {
+    assert.throws(() => writeState(options, out, ctx), (e: unknown) => {
       assert.ok(e instanceof UsageError);
       assert.equal(e.message, message);
       return true;
@@ -34,17 +35,20 @@ Deno.test("writeState: names the first missing input, rejects a bad scan, writes
   usage({ mode: "", before: scan, after: scan }, "state needs --mode");
   usage({ mode: "m", before: "", after: "" }, "state needs --before <context-scan JSON>");
   usage({ mode: "m", before: scan, after: dir }, "state needs --after <context-scan JSON>");
-  assert.throws(() => writeState({ mode: "m", before: bad, after: scan }, out), (e: unknown) => {
-    assert.ok(e instanceof ScanRejectedError);
-    assert.equal(e.path, bad);
-    assert.equal(
-      e.message,
-      `State rejected: ${bad}: incomplete scanner inventory: scan_issues must be present and empty`,
-    );
-    return true;
-  });
+  assert.throws(
+    () => writeState({ mode: "m", before: bad, after: scan }, out, ctx),
+    (e: unknown) => {
+      assert.ok(e instanceof ScanRejectedError);
+      assert.equal(e.path, bad);
+      assert.equal(
+        e.message,
+        `State rejected: ${bad}: incomplete scanner inventory: scan_issues must be present and empty`,
+      );
+      return true;
+    },
+  );
   assert.equal(stateExists(out), false);
-  writeState({ mode: "slim", before: scan, after: scan, now: new Date(2026, 0, 1) }, out);
+  writeState({ mode: "slim", before: scan, after: scan, now: new Date(2026, 0, 1) }, out, ctx);
   assert.equal(stateExists(out), true);
   const doc = JSON.parse(readFileSync(out, "utf8"));
   assert.equal(doc.mode, "slim");

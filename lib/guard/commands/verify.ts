@@ -7,10 +7,10 @@
 
 import { UsageError } from "../../errors.ts";
 import { text } from "../../text.ts";
-import { noBackups, resolveBackup } from "../backups.ts";
 import { ledgerCoverage as bindLedger, loadLedger } from "../ledger.ts";
 import { type Reporter, silentReporter } from "../report.ts";
-import { type GuardRoots, type Layer, layerRoot } from "../roots.ts";
+import type { GuardRoots, Layer } from "../roots.ts";
+import { chooseRun } from "../selection.ts";
 import { requireSnapshotDir } from "../run_dir.ts";
 import { type MissCoverage, stageVerify, type StageVerifyResult } from "../stage/verify.ts";
 import { decodeText, lineTokens, splitLines, type TokenAlphabet, tokenSet } from "../tokens.ts";
@@ -62,14 +62,6 @@ function ledgerCoverage(
   });
 }
 
-/** The run dir `verify` works on: `--run-dir`, else Resolve(selector or `last`, layer or any). */
-export function verifyRunDir(options: VerifyOptions): string {
-  const runDir = options.runDir ??
-    resolveBackup(options.roots.backups, options.selector ?? "last", options.layer);
-  if (runDir === "") throw noBackups(options.roots.backups);
-  return runDir;
-}
-
 /** The last line of a failed run: every file back, or recovery incomplete. */
 export function reportRunFailed(runDir: string, rollback: RunDirRestore, reporter: Reporter): void {
   if (rollback.ok) {
@@ -86,11 +78,10 @@ export function reportRunFailed(runDir: string, rollback: RunDirRestore, reporte
  * ledger); when any file fails, roll the whole run dir back.
  */
 export function verify(options: VerifyOptions, reporter: Reporter = silentReporter): VerifyResult {
-  const runDir = verifyRunDir(options);
+  const { runDir, root, rootName } = chooseRun(options.roots, options, reporter);
   requireSnapshotDir(runDir);
   if (options.files.length === 0) throw new UsageError(text`verify needs at least one file`);
   const coverage = ledgerCoverage(options.ledger, options.alphabet ?? "base");
-  const root = layerRoot(options.roots, options.layer ?? "project");
   const gate = stageVerify({
     projectDir: root,
     runDir,
@@ -98,6 +89,7 @@ export function verify(options: VerifyOptions, reporter: Reporter = silentReport
     noRestore: true,
     alphabet: options.alphabet,
     coverage,
+    rootName,
   }, reporter);
   if (gate.filesFailed === 0) return { runDir, gate, passed: true };
   reporter.out(text`ROLLBACK: whole run (gate failed) ${runDir}`);

@@ -1,28 +1,46 @@
 /**
  * context-guard `verify-deleted` (`references/context-guard.md#verify-deleted`): proves that
- * deleting a file lost no critical token, by gating a temporary **stand-in** (the survivors' bytes
- * concatenated) against the deleted file's snapshot copy.
+ * deleting a file lost no critical token, by gating the survivors' bytes (concatenated in order)
+ * against the deleted file's snapshot copy.
  *
- * The stand-in is checkpointed so that a failed proof can roll the whole run back (the stand-in is
- * owned, so the original comes back). On success the stand-in is removed and the deleted file's
- * previous draft record is put back, so a later `rollback` of the run still has its proof.
+ * Nothing is ever written at the deleted path: the proof runs in memory. Its ownership is recorded
+ * first (the deletion is checkpointed: `MISSING`), so a failed proof rolls the whole run back and
+ * brings the file back; a passed proof puts the previous draft record back. So after a kill at any
+ * point the deleted path is absent or back at its snapshot bytes, and a rerun succeeds or refuses
+ * cleanly.
  *
  * @module
  */
 
-import { errorCode, firstLine } from "../../_fs/errors.ts";
 import { existsNoFollow, isFileFollow } from "../../_fs/inspect.ts";
-import { hashFile, readRegular } from "../../_fs/read.ts";
-import { createFileExclusive } from "../../_fs/write.ts";
-import { CtxkitError, UsageError } from "../../errors.ts";
+import { readRegular } from "../../_fs/read.ts";
+import { UsageError } from "../../errors.ts";
 import { joinText, text } from "../../text.ts";
-import { resolveBackup } from "../backups.ts";
-import { errorText, PathRefusedError, SnapshotMissingError } from "../errors.ts";
+import { PathRefusedError, SnapshotMissingError } from "../errors.ts";
+import { writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
-import { type GuardRoots, type Layer, layerRoot, resolveLogical } from "../roots.ts";
-import { draftRecordPath, isTrustedCopy, replaceFile, requireSnapshotDir } from "../run_dir.ts";
-import { checkpoint } from "../stage/checkpoint.ts";
-import { stageVerify } from "../stage/verify.ts";
+import {
+  type GuardRoots,
+  type Layer,
+  resolveLogical,
+  resolvePhysical,
+  textGuardRoot,
+} from "../roots.ts";
+import {
+  draftRecordPath,
+  isTrustedCopy,
+  replaceFile,
+  requireSnapshotDir,
+  snapshotCopyPath,
+} from "../run_dir.ts";
+import { chooseRun } from "../selection.ts";
+import {
+  GATE_MAX_BYTES,
+  gateMisses,
+  readForGate,
+  refuseTooLarge,
+  reportMisses,
+} from "../stage/verify.ts";
 import type { TokenAlphabet } from "../tokens.ts";
 import { restoreRunDir } from "./restore_run.ts";
 import { reportRunFailed } from "./verify.ts";
@@ -31,7 +49,7 @@ import { reportRunFailed } from "./verify.ts";
 export interface VerifyDeletedOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
-  /** `--project`/`--global` (default `project`). */
+  /** `--project`/`--global` (default: the run's, or the layer the target implies). */
   layer?: Layer;
   /** `--run-dir`, when given. */
   runDir?: string;
@@ -47,18 +65,22 @@ export interface VerifyDeletedOptions {
 
 /** Outcome of {@linkcode verifyDeleted}. */
 export interface VerifyDeletedResult {
-  /** `merged` (proven, stand-in removed), `unproven` (run rolled back), or `aborted`. */
-  outcome: "merged" | "unproven" | "aborted";
-  /** For `aborted`: the stage failure that stopped the proof (its code is the command's). */
-  failure?: CtxkitError;
-  /** For `aborted`: the stand-in changed under us and was kept. */
-  standInChanged?: boolean;
+  /** `merged`: every critical token survives; `unproven`: the whole run was rolled back. */
+  outcome: "merged" | "unproven";
 }
 
-/** The survivors' bytes concatenated in argument order. */
+/** The survivors' bytes concatenated in argument order (together at most the gate's limit). */
 function concatenate(paths: readonly string[]): Uint8Array {
-  const parts = paths.map((p) => readRegular(p));
-  const out = new Uint8Array(parts.reduce((n, p) => n + p.length, 0));
+  const parts = paths.map((p) => readForGate(p, p));
+  const total = parts.reduce((n, p) => n + p.length, 0);
+  if (total > GATE_MAX_BYTES) {
+    throw new PathRefusedError(
+      paths[0],
+      "too-large",
+      text`too large for the token gate: the survivors (${total} bytes; the limit is ${GATE_MAX_BYTES})`,
+    );
+  }
+  const out = new Uint8Array(total);
   let at = 0;
   for (const p of parts) {
     out.set(p, at);
@@ -87,38 +109,10 @@ function putRecordBack(path: string, previous: Uint8Array | null): void {
   } catch { /* nothing recorded: nothing to remove */ }
 }
 
-/** Create the stand-in exclusively (never over something that appeared meanwhile), owner-only. */
-function writeStandIn(abs: string, rel: string, bytes: Uint8Array): string {
-  try {
-    return createFileExclusive(abs, bytes, 0o600, false).sha256;
-  } catch (e) {
-    if (errorCode(e) === "EEXIST") {
-      throw new PathRefusedError(
-        rel,
-        "still-present",
-        text`${rel} is still on disk - verify-deleted is for a DELETED file`,
-      );
-    }
-    throw new PathRefusedError(
-      rel,
-      "unresolvable",
-      text`cannot write stand-in: ${rel} (${firstLine(e)})`,
-    );
-  }
-}
-
-/** The stand-in's current hash, or `undefined` when it is gone or no longer a regular file. */
-function standInHash(abs: string): string | undefined {
-  try {
-    return hashFile(abs, { follow: false }).sha256;
-  } catch {
-    return undefined;
-  }
-}
-
 /**
  * context-guard `verify-deleted`. Argument and state errors are thrown (exit 2) before anything is
- * written; afterwards every path either proves the merge, rolls the run back, or cleans up.
+ * written; afterwards the proof either passes (the draft record is as before) or rolls the run
+ * back.
  */
 export function verifyDeleted(
   options: VerifyDeletedOptions,
@@ -131,11 +125,9 @@ export function verifyDeleted(
   if (survivors.length === 0) {
     throw new UsageError(text`verify-deleted needs at least one --survivor`);
   }
-  const layer = options.layer ?? "project";
-  const runDir = options.runDir ?? resolveBackup(roots.backups, options.selector ?? "last", layer);
-  requireSnapshotDir(runDir);
-  const root = layerRoot(roots, layer);
   const [target] = options.targets;
+  const { runDir, root, rootName } = chooseRun(roots, { ...options, files: [target] }, reporter);
+  requireSnapshotDir(runDir);
   const { abs, rel } = resolveLogical(target, root);
   if (!isTrustedCopy(`${runDir}/orig`, rel)) {
     throw new SnapshotMissingError(
@@ -157,45 +149,33 @@ export function verifyDeleted(
       throw new PathRefusedError(s, "not-a-file", text`survivor is not a file: ${s}`);
     }
   }
-
-  const recordPath = draftRecordPath(runDir, rel);
-  const previousRecord = readRecord(recordPath);
-  const standIn = writeStandIn(abs, rel, concatenate(survivors));
-
-  /** Refuse to touch a stand-in someone changed; else remove it and restore the record. */
-  const cleanUp = (): boolean => {
-    if (standInHash(abs) !== standIn) {
-      reporter.err(text`❌ stand-in changed concurrently: ${rel}`);
-      return false;
-    }
-    Deno.removeSync(abs);
-    putRecordBack(recordPath, previousRecord);
-    return true;
-  };
-
-  let failed: number;
-  try {
-    checkpoint({ projectDir: root, runDir, files: [target] }, reporter);
-    failed = stageVerify({
-      projectDir: root,
-      runDir,
-      files: [target],
-      noRestore: true,
-      alphabet: options.alphabet,
-    }, reporter).filesFailed;
-  } catch (e) {
-    if (!(e instanceof CtxkitError)) throw e;
-    reporter.err(errorText(e));
-    const cleaned = cleanUp();
-    return { outcome: "aborted", failure: e, standInChanged: !cleaned };
+  // The checks the text-guard stage made of the file (physically inside the root, its copy
+  // trusted), before anything is written.
+  const physical = resolvePhysical(target, textGuardRoot(root, rootName), rootName);
+  if (!isTrustedCopy(`${runDir}/orig`, physical.rel)) {
+    throw new SnapshotMissingError("no-snapshot", runDir, text`no snapshot for ${physical.rel}`);
   }
+  const copy = snapshotCopyPath(runDir, physical.rel);
+  refuseTooLarge(copy, physical.rel);
+  const standIn = concatenate(survivors);
+  const snapshot = readForGate(copy, physical.rel);
 
-  if (failed === 0) {
-    if (!cleanUp()) return { outcome: "aborted", standInChanged: true };
+  // Own the deletion first: a failed proof (or a kill before it ends) can bring the file back.
+  const recordPath = draftRecordPath(runDir, physical.rel);
+  const previousRecord = readRecord(recordPath);
+  writeDraftRecord(runDir, physical.rel, "MISSING");
+  reporter.out(text`CHECKPOINT: ${physical.rel}`);
+  const misses = gateMisses(snapshot, standIn, options.alphabet ?? "base");
+  reportMisses(physical.rel, misses, reporter);
+  reporter.out(misses.length === 0 ? text`GATE: PASS` : text`GATE: FAIL`);
+  reporter.out(text`ACTION: kept`);
+  reporter.out(text`FILES_FAILED: ${misses.length === 0 ? 0 : 1}`);
+
+  if (misses.length === 0) {
+    putRecordBack(recordPath, previousRecord);
     reporter.out(text`MERGED_VERIFIED: ${rel} -> ${joinText(survivors, " ")}`);
     return { outcome: "merged" };
   }
-
   reporter.err(text`MERGE_UNPROVEN: ${rel} - survivors do not carry every critical token`);
   reporter.out(text`ROLLBACK: whole run (merge unproven) ${runDir}`);
   const rollback = restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);

@@ -4,6 +4,7 @@ import { existsSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from 
 import { join } from "node:path";
 import { plain, type Text } from "../../text.ts";
 import { collectingReporter, type Reporter } from "../report.ts";
+import { PathRefusedError } from "../errors.ts";
 import type { GuardRoots } from "../roots.ts";
 import { verifyDeleted } from "./verify_deleted.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
@@ -35,19 +36,25 @@ function hooked(trigger: string, hook: () => void): Reporter & { text(): string[
   };
 }
 
-Deno.test("verify-deleted: a stand-in changed during the gate is kept and reported, exit 1", () => {
+Deno.test("verify-deleted never writes at the deleted path; a pass puts the draft record back", () => {
   const f = fixture("rules/old.md", "NEVER 42\n", "NEVER 42 kept\n");
-  const standIn = join(f.proj, "rules/old.md");
+  const deleted = join(f.proj, "rules/old.md");
   mkdirSync(join(f.proj, "rules"));
-  const reporter = hooked("FILES_FAILED: 0", () => writeFileSync(standIn, "someone else\n"));
+  const record = join(f.runDir, "draft/rules/old.md.sha256");
+  let sawPath = false;
+  // While the proof runs (any line), the deleted path stays absent and the deletion is owned.
+  const reporter = hooked("FILES_FAILED: 0", () => {
+    sawPath = existsSync(deleted);
+    assert.equal(readFileSync(record, "utf8"), "MISSING\n");
+  });
   const result = verifyDeleted({
     roots: f.roots,
     runDir: f.runDir,
     survivors: [join(f.proj, "keep.md")],
-    targets: [standIn],
+    targets: [deleted],
   }, reporter);
-  assert.equal(result.outcome, "aborted");
-  assert.equal(result.standInChanged, true);
+  assert.equal(result.outcome, "merged");
+  assert.equal(sawPath, false);
   assert.deepEqual(reporter.text(), [
     "stdout: CHECKPOINT: rules/old.md",
     "stdout: FILE: rules/old.md",
@@ -55,32 +62,33 @@ Deno.test("verify-deleted: a stand-in changed during the gate is kept and report
     "stdout: GATE: PASS",
     "stdout: ACTION: kept",
     "stdout: FILES_FAILED: 0",
-    "stderr: ❌ stand-in changed concurrently: rules/old.md",
+    `stdout: MERGED_VERIFIED: rules/old.md -> ${join(f.proj, "keep.md")}`,
   ]);
-  assert.equal(readFileSync(standIn, "utf8"), "someone else\n", "stand-in kept");
+  assert.equal(existsSync(deleted), false);
+  assert.equal(existsSync(record), false, "no record before: none after");
 });
 
-Deno.test("verify-deleted: a stage failure after the stand-in is written cleans up, exit c", () => {
-  // `ext` is a link out of the project: logical resolution passes, the stage refuses it.
+Deno.test("verify-deleted: a target physically outside the root is refused before anything is written", () => {
+  // `ext` is a link out of the project: logical resolution passes, the physical check refuses it.
   const f = fixture("ext/old.md", "NEVER 42\n", "NEVER 42\n");
   const outside = join(f.base, "outside");
   mkdirSync(outside);
   symlinkSync(outside, join(f.proj, "ext"));
   const draft = join(f.runDir, "draft/ext/old.md.sha256");
   mkdirSync(join(draft, ".."), { recursive: true });
-  writeFileSync(draft, "MISSING\n");
-  const reporter = hooked("", () => {});
-  const result = verifyDeleted({
-    roots: f.roots,
-    runDir: f.runDir,
-    survivors: [join(f.proj, "keep.md")],
-    targets: [join(f.proj, "ext/old.md")],
-  }, reporter);
-  assert.equal(result.outcome, "aborted");
-  assert.equal(result.failure?.exitCode, 2);
-  assert.deepEqual(reporter.text(), [
-    `stderr: ❌ ${join(f.proj, "ext/old.md")} is outside the project root ${f.proj}`,
-  ]);
-  assert.ok(!existsSync(join(outside, "old.md")), "stand-in removed");
-  assert.equal(readFileSync(draft, "utf8"), "MISSING\n", "record untouched");
+  writeFileSync(draft, "previous\n");
+  assert.throws(
+    () =>
+      verifyDeleted({
+        roots: f.roots,
+        runDir: f.runDir,
+        survivors: [join(f.proj, "keep.md")],
+        targets: [join(f.proj, "ext/old.md")],
+      }),
+    (e: unknown) =>
+      e instanceof PathRefusedError && e.reason === "outside-root" &&
+      e.message === `${join(f.proj, "ext/old.md")} is outside the project root ${f.proj}`,
+  );
+  assert.deepEqual(Deno.readDirSync(outside).toArray(), []);
+  assert.equal(readFileSync(draft, "utf8"), "previous\n", "record untouched");
 });

@@ -11,7 +11,9 @@ import { text } from "../../text.ts";
 import { PathRefusedError } from "../errors.ts";
 import { currentState, writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
+import { manifestLinks } from "../manifest.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
+import { requireRunDir } from "../run_dir.ts";
 import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
 
 /** Inputs of {@linkcode checkpoint}: the run dir, the root and the files the optimizer owns now. */
@@ -33,10 +35,19 @@ export function checkpoint(
   reporter: Reporter = silentReporter,
 ): ResolvedPath[] {
   const { runDir } = options;
-  const root = textGuardRoot(options.projectDir);
+  requireRunDir(runDir);
+  const root = textGuardRoot(options.projectDir, options.rootName);
+  const links = manifestLinks(runDir);
   const targets: ResolvedPath[] = [];
   for (const f of options.files) {
-    const t = snapshottedTarget(f, root, runDir, (rel) => text`no snapshot for ${rel}`);
+    const t = snapshottedTarget(
+      f,
+      root,
+      runDir,
+      (rel) => text`no snapshot for ${rel}`,
+      options.rootName,
+      links,
+    );
     if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) {
       throw new PathRefusedError(f, "not-regular-draft", text`not a regular draft: ${f}`);
     }

@@ -9,7 +9,8 @@ import { runGit } from "../../git.ts";
 import { isDirectoryFollow } from "../../_fs/inspect.ts";
 import type { Text } from "../../text.ts";
 import { SnapshotMissingError } from "../errors.ts";
-import { type ResolvedPath, resolvePhysical } from "../roots.ts";
+import { manifestLinks } from "../manifest.ts";
+import { type ResolvedPath, resolvePhysical, type RootName } from "../roots.ts";
 import { isTrustedCopy } from "../run_dir.ts";
 
 /** `YYYYMMDD-HHMMSS` in local time. */
@@ -28,15 +29,18 @@ export function isGitRepo(dir: string): boolean {
 /**
  * Resolve `f` physically against `root` and require its trusted snapshot copy in `runDir`
  * ({@linkcode SnapshotMissingError} with `missing(rel)` otherwise): the pre-flight every file
- * operation on a run dir starts with.
+ * operation on a run dir starts with. A link is accepted only where the run's manifest records
+ * it as a dotfiles link to exactly the file it resolves to now.
  */
 export function snapshottedTarget(
   f: string,
   root: string,
   runDir: string,
   missing: (rel: string) => Text,
+  rootName: RootName = "project",
+  links: ReadonlyMap<string, string> = manifestLinks(runDir),
 ): ResolvedPath {
-  const t = resolvePhysical(f, root);
+  const t = resolvePhysical(f, root, rootName, links);
   if (!isTrustedCopy(`${runDir}/orig`, t.rel)) {
     throw new SnapshotMissingError("no-snapshot", runDir, missing(t.rel), t.rel);
   }
@@ -51,4 +55,6 @@ export interface StageFilesOptions {
   runDir: string;
   /** File arguments, as typed. */
   files: readonly string[];
+  /** How messages name the root (default `project`: text-guard's words). */
+  rootName?: RootName;
 }

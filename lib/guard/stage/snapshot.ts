@@ -7,18 +7,30 @@
  */
 
 import { errorCode } from "../../_fs/errors.ts";
-import { entryKind, existsNoFollow, isFileFollow, isSymlink } from "../../_fs/inspect.ts";
+import {
+  entryKind,
+  existsNoFollow,
+  isFileFollow,
+  isSymlink,
+  physicalPath,
+} from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
-import { createFileExclusive, fsyncDirectory } from "../../_fs/write.ts";
+import { createFileExclusive, fsyncDirectory, type Written } from "../../_fs/write.ts";
 import { UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
-import { dirname, joinRoot } from "../../paths.ts";
+import { basename, dirname, joinRoot, logicalCwd, normalizeLexical } from "../../paths.ts";
 import { text, verbatim } from "../../text.ts";
 import { DirtyTreeError, PathRefusedError } from "../errors.ts";
 import type { Reporter } from "../report.ts";
-import { type ResolvedPath, resolvePhysical, textGuardRoot } from "../roots.ts";
-import { linkedRunPath, makeRunDirs, replaceFile, snapshotCopyPath } from "../run_dir.ts";
+import { type ResolvedPath, resolvePhysical, type RootName, textGuardRoot } from "../roots.ts";
+import {
+  linkedDirBelow,
+  linkedRunPath,
+  makeRunDirs,
+  replaceFile,
+  snapshotCopyPath,
+} from "../run_dir.ts";
 import { isGitRepo, localStamp } from "./common.ts";
 
 /** Inputs of {@linkcode stageSnapshot}. */
@@ -35,8 +47,30 @@ export interface StageSnapshotOptions {
   autoRunDir?: (n: number) => string;
   /** Only this directory and what lies below it are checked for links (context-guard's `B`). */
   linkCheckBase?: string;
+  /**
+   * Accept a file argument that is a link to a regular file, snapshotted by its content
+   * (context-guard's global layer, whose caller has checked the link's owner: dotfiles).
+   */
+  allowLinks?: boolean;
+  /**
+   * Refuse a file whose path, as typed, passes through a linked directory below this (logical)
+   * root: context-guard records that path, and a restore must never write through a link.
+   */
+  noLinkedDirsBelow?: string;
+  /** How messages name the root (default `project`). */
+  rootName?: RootName;
   /** Clock (default: now). */
   now?: Date;
+}
+
+/** What a snapshot recorded of one distinct target, by rel. */
+export interface SnapshotRecord {
+  /** The file's permission bits. */
+  mode: number;
+  /** For an accepted link: the physical file it resolved to. */
+  linkTarget?: string;
+  /** Size and hash of the copy as written (hashed while copying: no second pass). */
+  written?: Written;
 }
 
 /** What {@linkcode stageSnapshot} wrote. */
@@ -47,6 +81,8 @@ export interface StageSnapshotResult {
   runDir: string;
   /** Resolved targets, in argument order (repeats kept). */
   targets: ResolvedPath[];
+  /** Mode and link target of each distinct rel. */
+  records: Map<string, SnapshotRecord>;
 }
 
 /** Refuse a link at `dir` or any lexical ancestor (limited to `base` and below when `dir` is in it). */
@@ -173,11 +209,34 @@ export function stageSnapshot(
 ): StageSnapshotResult {
   const { files } = options;
   if (files.length === 0) throw new UsageError(text`snapshot needs at least one file`);
-  const root = textGuardRoot(options.projectDir);
+  const root = textGuardRoot(options.projectDir, options.rootName);
   const targets: ResolvedPath[] = [];
+  const records = new Map<string, SnapshotRecord>();
   for (const f of files) {
     if (!isFileFollow(f)) throw new PathRefusedError(f, "not-a-file", text`not a file: ${f}`);
-    targets.push(resolvePhysical(f, root));
+    const t = resolvePhysical(
+      f,
+      root,
+      options.rootName,
+      options.allowLinks ? linkOf(f, root) : undefined,
+    );
+    if (options.noLinkedDirsBelow !== undefined) {
+      const linked = linkedDirBelow(
+        options.noLinkedDirsBelow,
+        normalizeLexical(f, logicalCwd()),
+      );
+      if (linked !== undefined) {
+        throw new PathRefusedError(
+          f,
+          "linked-component",
+          text`${f} passes through the symbolic link ${linked} - name the real path`,
+        );
+      }
+    }
+    targets.push(t);
+    const record: SnapshotRecord = { mode: Deno.statSync(t.abs).mode! & 0o777 };
+    if (t.link !== undefined) record.linkTarget = t.abs;
+    records.set(t.rel, record);
   }
   const inGit = isGitRepo(root);
   if (!options.allowDirty) cleanTreeGate(root, inGit, targets);
@@ -214,13 +273,26 @@ export function stageSnapshot(
       for (let d = dir; d.length > runDir.length; d = dirname(d)) dirs.add(d);
     }
     const content = { copyFrom: t.abs };
-    if (existsNoFollow(copy)) replaceFile(copy, content, { mode: 0o600, exactMode: true });
-    else createFileExclusive(copy, content, 0o600);
+    const written = existsNoFollow(copy)
+      ? replaceFile(copy, content, { mode: 0o600, exactMode: true })
+      : createFileExclusive(copy, content, 0o600);
+    records.get(t.rel)!.written = written;
   }
   for (const d of dirs) fsyncDirectory(d);
   reporter.out(text`ROOT: ${root}`);
   reporter.out(text`SNAPSHOT: ${files.length} files`);
   for (const t of targets) reporter.out(text`  ${t.rel}`);
   reporter.out(text`RUN_DIR: ${runDir}`);
-  return { root, runDir, targets };
+  return { root, runDir, targets, records };
+}
+
+/** The one-entry link map that lets `resolvePhysical` accept the link `f` (see `allowLinks`). */
+function linkOf(f: string, root: string): Map<string, string> | undefined {
+  if (!isSymlink(f)) return undefined;
+  const target = physicalPath(f);
+  const dir = physicalPath(dirname(f));
+  if (target === undefined || dir === undefined) return undefined;
+  const prefix = root === "/" ? "/" : `${root}/`;
+  const abs = `${dir === "/" ? "" : dir}/${basename(f)}`;
+  return abs.startsWith(prefix) ? new Map([[abs.slice(prefix.length), target]]) : undefined;
 }

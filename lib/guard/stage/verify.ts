@@ -11,6 +11,7 @@ import { type Text, text } from "../../text.ts";
 import { PathRefusedError, refusalLine } from "../errors.ts";
 import { mayRestore, restoreFile } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
+import { manifestLinks } from "../manifest.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireSnapshotDir, snapshotCopyPath } from "../run_dir.ts";
 import { missingTokens, type TokenAlphabet, tokenSet } from "../tokens.ts";
@@ -66,7 +67,7 @@ export interface StageVerifyResult {
 }
 
 /** Read a file for the gate: whole, but only up to {@linkcode GATE_MAX_BYTES}. */
-function readForGate(path: string, shown: string): Uint8Array {
+export function readForGate(path: string, shown: string): Uint8Array {
   try {
     return readRegular(path, { maxBytes: GATE_MAX_BYTES });
   } catch (e) {
@@ -81,6 +82,27 @@ function readForGate(path: string, shown: string): Uint8Array {
     }
     throw e;
   }
+}
+
+/** The gate's misses: tokens of the snapshot copy the current bytes lack, sorted. */
+export function gateMisses(
+  copy: Uint8Array,
+  current: Uint8Array,
+  alphabet: TokenAlphabet,
+): string[] {
+  return missingTokens(tokenSet(copy, alphabet), tokenSet(current, alphabet));
+}
+
+/** The first lines of a file's verdict: `FILE:`, `MISSING: <n>` and one `  - <token>` per miss. */
+export function reportMisses(rel: string, misses: readonly string[], reporter: Reporter): void {
+  reporter.out(text`FILE: ${rel}`);
+  reporter.out(text`MISSING: ${misses.length}`);
+  for (const m of misses) reporter.out(text`  - ${m}`);
+}
+
+/** Refuse, before anything is read whole, a file above {@linkcode GATE_MAX_BYTES}. */
+export function refuseTooLarge(path: string, shown: string): void {
+  if (tooLarge(path)) readForGate(path, shown);
 }
 
 function tooLarge(path: string): boolean {
@@ -99,7 +121,8 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
   const { runDir, files } = options;
   const alphabet = options.alphabet ?? "base";
   requireSnapshotDir(runDir);
-  const root = textGuardRoot(options.projectDir);
+  const root = textGuardRoot(options.projectDir, options.rootName);
+  const links = manifestLinks(runDir);
   const targets: ResolvedPath[] = [];
   for (const f of files) {
     const t = snapshottedTarget(
@@ -107,26 +130,21 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
       root,
       runDir,
       (rel) => text`no snapshot for ${rel} in ${runDir} - run 'snapshot' before editing`,
+      options.rootName,
+      links,
     );
     if (!isFileFollow(t.abs)) {
       throw new PathRefusedError(t.rel, "vanished", text`target vanished: ${t.rel}`);
     }
-    for (const path of [snapshotCopyPath(runDir, t.rel), t.abs]) {
-      if (tooLarge(path)) readForGate(path, t.rel);
-    }
+    for (const path of [snapshotCopyPath(runDir, t.rel), t.abs]) refuseTooLarge(path, t.rel);
     targets.push(t);
   }
   const verdicts: FileVerdict[] = [];
   let failed = 0;
   for (const t of targets) {
     const copy = snapshotCopyPath(runDir, t.rel);
-    const misses = missingTokens(
-      tokenSet(readForGate(copy, t.rel), alphabet),
-      tokenSet(readForGate(t.abs, t.rel), alphabet),
-    );
-    reporter.out(text`FILE: ${t.rel}`);
-    reporter.out(text`MISSING: ${misses.length}`);
-    for (const m of misses) reporter.out(text`  - ${m}`);
+    const misses = gateMisses(readForGate(copy, t.rel), readForGate(t.abs, t.rel), alphabet);
+    reportMisses(t.rel, misses, reporter);
     if (misses.length === 0) {
       reporter.out(text`GATE: PASS`);
       reporter.out(text`ACTION: kept`);

@@ -1,0 +1,28 @@
+/**
+ * The command line that runs this very tool again, for every command ctxkit prints or records for
+ * a user to run (a manifest's `restore_cmd`, the prose git-hook block): the absolute path of the
+ * runtime in use, and of the script or bundle, so it runs as printed from any directory and any
+ * `PATH` (`references/output.md#printed-commands`).
+ *
+ * @module
+ */
+
+/**
+ * The words that run the tool at `scriptPath` with `permissions`: a compiled binary is run
+ * directly; a source script gets its repository's `deno.json` (so its imports resolve from
+ * anywhere), a bundle `--no-config`.
+ *
+ * @example
+ * ```ts ignore
+ * import { selfCommand } from "./self.ts";
+ * selfCommand("/opt/ctxkit/bin/context-guard.ts", ["--allow-all"]);
+ * // ["/opt/deno/bin/deno", "run", "--allow-all", "--config", "/opt/ctxkit/deno.json", "/opt/ctxkit/bin/context-guard.ts"]
+ * ```
+ */
+export function selfCommand(scriptPath: string, permissions: readonly string[]): string[] {
+  if (Deno.build.standalone) return [Deno.execPath()];
+  const config = scriptPath.endsWith(".ts")
+    ? ["--config", scriptPath.replace(/\/bin\/[^/]+$/, "/deno.json")]
+    : ["--no-config"];
+  return [Deno.execPath(), "run", ...permissions, ...config, scriptPath];
+}

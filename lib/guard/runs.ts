@@ -1,0 +1,295 @@
+/**
+ * The runs under the backup root `B` (`references/context-guard.md#backups-and-run-dirs`): which
+ * directories are complete runs, whose they are (root and layer, from the manifest), their real
+ * creation order, how a project run and its global run pair into one invocation, and retention.
+ *
+ * A run is *complete* once its manifest is: `snapshot` writes the manifest atomically after every
+ * copy, so a run killed at any point is either complete or has no valid manifest — and then it is
+ * invisible to every selection and to retention's count, reported by one warning line, and removed
+ * by retention once it is a day old.
+ *
+ * @module
+ */
+
+import { isAbsent } from "../_fs/errors.ts";
+import { physicalPath } from "../_fs/inspect.ts";
+import { readRegular } from "../_fs/read.ts";
+import { compareUtf8 } from "../sort.ts";
+import { text } from "../text.ts";
+import { PathRefusedError } from "./errors.ts";
+import { ManifestHeadSchema } from "./manifest.ts";
+import type { Reporter } from "./report.ts";
+import type { GuardRoots, Layer } from "./roots.ts";
+
+const SUFFIX = "_context-slim";
+
+/** The automatic run-dir path for `layer`, stamp and collision index `n` (1 = no suffix). */
+export function autoRunDirName(backups: string, stamp: string, layer: Layer, n: number): string {
+  return `${backups}/${stamp}-${layer}${n === 1 ? "" : `-${n}`}${SUFFIX}`;
+}
+
+/** The manifest facts of a complete run. */
+export interface RunHead {
+  /** The layer the run belongs to. */
+  layer: Layer;
+  /** The layer root its files live under. */
+  root: string;
+  /** For a global run: the project root of the invocation that took it. */
+  projectRoot?: string;
+  /** The creation instant (epoch-ms, from the manifest's UTC `created`). */
+  created?: number;
+  /** The creation sequence number: one more than every earlier run's in `B`. */
+  seq?: number;
+}
+
+/** One directory named `*_context-slim` in `B`. */
+export interface Run {
+  /** Its name. */
+  name: string;
+  /** Its path. */
+  dir: string;
+  /** The manifest facts; `undefined` when the run is incomplete (no valid manifest). */
+  head?: RunHead;
+  /** The raw `layer` of an incomplete run's manifest, for `list` (`?` when none). */
+  rawLayer: string;
+}
+
+interface NameKey {
+  stamp: string;
+  suffix: string;
+  layerRank: number;
+}
+
+function nameKey(name: string): NameKey {
+  const stamp = name.slice(0, 15);
+  const m = /-([0-9]+)_context-slim$/.exec(name);
+  const suffix = (m?.[1] ?? "1").replace(/^0+(?=.)/, "");
+  const layerRank = /-project(-[0-9]+)?_context-slim$/.test(name)
+    ? 0
+    : /-global(-[0-9]+)?_context-slim$/.test(name)
+    ? 1
+    : 2;
+  return { stamp, suffix, layerRank };
+}
+
+function compareNumeric(a: string, b: string): number {
+  return a.length !== b.length ? a.length - b.length : compareUtf8(a, b);
+}
+
+/**
+ * Newest-first order of run names, for runs that carry no creation record: timestamp descending,
+ * collision suffix descending as a number (none = 1), `project` before `global`; ties by name.
+ */
+export function compareRunNames(a: string, b: string): number {
+  const x = nameKey(a);
+  const y = nameKey(b);
+  return compareUtf8(y.stamp, x.stamp) || compareNumeric(y.suffix, x.suffix) ||
+    x.layerRank - y.layerRank || compareUtf8(a, b);
+}
+
+/**
+ * Newest-first order of runs: by creation sequence, then creation instant (both immune to the time
+ * zone the name was made in), then — for runs made before either was recorded — by name.
+ */
+export function compareRuns(a: Run, b: Run): number {
+  const sa = a.head?.seq ?? 0;
+  const sb = b.head?.seq ?? 0;
+  if (sa !== sb) return sb - sa;
+  const ca = a.head?.created;
+  const cb = b.head?.created;
+  if (ca !== undefined && cb !== undefined && ca !== cb) return cb - ca;
+  return compareRunNames(a.name, b.name);
+}
+
+function rawLayerOf(value: unknown): string {
+  const layer = (value as { layer?: unknown } | null)?.layer;
+  return typeof layer === "string" && /^[a-z]+$/.test(layer) ? layer : "?";
+}
+
+/** Read the manifest facts of the run dir `dir`; `undefined` head when it is not complete. */
+export function readRun(dir: string, name = dir.slice(dir.lastIndexOf("/") + 1)): Run {
+  let value: unknown;
+  try {
+    value = JSON.parse(
+      new TextDecoder("utf-8", { fatal: true }).decode(
+        readRegular(`${dir}/manifest.json`, { follow: false, maxBytes: 64 * 1024 * 1024 }),
+      ),
+    );
+  } catch {
+    return { name, dir, rawLayer: "?" };
+  }
+  const parsed = ManifestHeadSchema.safeParse(value);
+  if (!parsed.success) return { name, dir, rawLayer: rawLayerOf(value) };
+  const m = parsed.data;
+  const created = m.created === undefined ? undefined : Date.parse(m.created);
+  const head: RunHead = {
+    layer: m.layer,
+    root: m.root.length > 1 ? m.root.replace(/\/+$/, "") : m.root,
+  };
+  if (m.project_root !== undefined) head.projectRoot = m.project_root;
+  if (created !== undefined && Number.isFinite(created)) head.created = created;
+  if (m.seq !== undefined) head.seq = m.seq;
+  return { name, dir, head, rawLayer: m.layer };
+}
+
+/** Every `*_context-slim` directory (links excluded) in `B`, newest first; none when `B` is absent. */
+export function readRuns(backups: string): Run[] {
+  let entries: Deno.DirEntry[];
+  try {
+    entries = [...Deno.readDirSync(backups)];
+  } catch {
+    return [];
+  }
+  return entries.filter((e) => e.isDirectory && e.name.endsWith(SUFFIX))
+    .map((e) => readRun(`${backups}/${e.name}`, e.name))
+    .sort(compareRuns);
+}
+
+/** The next creation sequence number for a run in `B`. */
+export function nextSeq(backups: string): number {
+  return readRuns(backups).reduce((max, r) => Math.max(max, r.head?.seq ?? 0), 0) + 1;
+}
+
+const physical = new Map<string, string | undefined>();
+
+/** True when two roots are the same directory: the same string, or the same physical path. */
+export function sameRoot(a: string, b: string): boolean {
+  if (a === b) return true;
+  for (const p of [a, b]) if (!physical.has(p)) physical.set(p, physicalPath(p));
+  const x = physical.get(a);
+  return x !== undefined && x === physical.get(b);
+}
+
+/** The complete runs of `layer` whose root is `root`, newest first. */
+export function layerRuns(runs: readonly Run[], layer: Layer, root: string): Run[] {
+  return runs.filter((r) => r.head?.layer === layer && sameRoot(r.head.root, root));
+}
+
+/**
+ * The complete runs of this invocation, newest first: project runs of `P`, and global runs of `G`
+ * taken from `P` (or recording no project, as runs made before that was recorded).
+ */
+export function invocationRuns(runs: readonly Run[], roots: GuardRoots): Run[] {
+  return runs.filter((r) => {
+    const h = r.head;
+    if (h === undefined) return false;
+    if (h.layer === "project") return sameRoot(h.root, roots.project);
+    return sameRoot(h.root, roots.global) &&
+      (h.projectRoot === undefined || sameRoot(h.projectRoot, roots.project));
+  });
+}
+
+/**
+ * One invocation's runs: each project run, with the first global run of the same project taken
+ * after it and before that project's next project run (a global run from before `project_root`
+ * was recorded counts as this project's); every other global run stands alone.
+ * Returned newest first (by each group's newest run), each group project run first.
+ */
+export function runGroups(runs: readonly Run[], roots: GuardRoots): Run[][] {
+  const oldestFirst = invocationRuns(runs, roots).reverse();
+  const groups: Run[][] = [];
+  let open: Run[] | undefined;
+  for (const run of oldestFirst) {
+    if (run.head!.layer === "project") {
+      open = [run];
+      groups.push(open);
+    } else if (open !== undefined) {
+      open.push(run);
+      open = undefined;
+    } else {
+      groups.push([run]);
+    }
+  }
+  const newest = (g: Run[]) => g.reduce((a, b) => (compareRuns(a, b) <= 0 ? a : b));
+  return groups.sort((a, b) => compareRuns(newest(a), newest(b)));
+}
+
+/** The one warning line about incomplete runs in `B`, when there are any. */
+export function warnIncomplete(runs: readonly Run[], backups: string, reporter: Reporter): void {
+  const n = runs.filter((r) => r.head === undefined).length;
+  if (n > 0) {
+    reporter.err(
+      text`⚠️ ignoring ${n} incomplete run dir(s) without a valid manifest in ${backups}`,
+    );
+  }
+}
+
+/** How many runs of one root and layer retention keeps. */
+export const RETAIN_RUNS = 5;
+/** Retention never removes a run younger than this (epoch-ms): keep more rather than lose one. */
+export const RETAIN_YOUNGER_MS = 24 * 60 * 60 * 1000;
+
+/** The local-time instant a run's name stamp reads as, or `undefined`. */
+export function stampInstant(name: string): number | undefined {
+  const m = /^([0-9]{4})([0-9]{2})([0-9]{2})-([0-9]{2})([0-9]{2})([0-9]{2})/.exec(name);
+  if (m === null) return undefined;
+  const [y, mo, d, h, mi, s] = m.slice(1).map(Number);
+  const t = new Date(y, mo - 1, d, h, mi, s).getTime();
+  return Number.isFinite(t) ? t : undefined;
+}
+
+function mtimeOf(dir: string): number {
+  try {
+    return Deno.lstatSync(dir).mtime?.getTime() ?? Date.now();
+  } catch {
+    return Date.now();
+  }
+}
+
+/** When a run was made: its recorded instant, else its name's stamp, else its directory's mtime. */
+function runInstant(run: Run): number {
+  return run.head?.created ?? stampInstant(run.name) ?? mtimeOf(run.dir);
+}
+
+function prune(run: Run, backups: string, reporter: Reporter): void {
+  let ok = false;
+  try {
+    const st = Deno.lstatSync(run.dir);
+    ok = st.isDirectory && run.dir === `${backups}/${run.name}` && !run.name.includes("/") &&
+      run.name.endsWith(SUFFIX);
+  } catch { /* vanished: refuse below */ }
+  if (!ok) {
+    throw new PathRefusedError(
+      run.dir,
+      "outside-root",
+      text`refusing to prune outside ${backups}: ${run.dir}`,
+    );
+  }
+  try {
+    Deno.removeSync(run.dir, { recursive: true });
+  } catch (e) {
+    if (!isAbsent(e)) throw e; // else: removed meanwhile by another run's retention
+  }
+  reporter.out(text`PRUNED: ${run.dir}`);
+}
+
+/**
+ * Retention after a snapshot of `layer`/`root` (the run `justWritten`, in `B` or not): keep the
+ * newest {@linkcode RETAIN_RUNS} complete runs of that root and layer (the new one counts), and
+ * every run younger than a day; delete the rest without following links, printing
+ * `PRUNED: <dir>` newest first. Incomplete runs older than a day are deleted too. Runs of other
+ * roots and layers are never touched. Returns the pruned dirs.
+ */
+export function pruneRuns(
+  backups: string,
+  justWritten: string,
+  layer: Layer,
+  root: string,
+  reporter: Reporter,
+  now: number = Date.now(),
+): string[] {
+  const runs = readRuns(backups);
+  // The new run is one of the kept ones wherever it lives.
+  const others = layerRuns(runs, layer, root).filter((r) => r.dir !== justWritten);
+  const doomed = others.slice(RETAIN_RUNS - 1)
+    .filter((r) => now - runInstant(r) >= RETAIN_YOUNGER_MS);
+  const stale = runs.filter((r) =>
+    r.head === undefined && r.dir !== justWritten && now - mtimeOf(r.dir) >= RETAIN_YOUNGER_MS
+  );
+  const pruned: string[] = [];
+  for (const run of [...doomed, ...stale].sort(compareRuns)) {
+    prune(run, backups, reporter);
+    pruned.push(run.dir);
+  }
+  return pruned;
+}
