@@ -88,7 +88,11 @@ export function verbatim(value: string): Verbatim {
   return { verbatim: value };
 }
 
-function render(t: Text, quote: (value: string) => string): string {
+/**
+ * The text with every string value through `quote` (nested texts too): the primitive behind
+ * {@linkcode printed} and {@linkcode plain}, for a tool with a quoting rule of its own.
+ */
+export function renderText(t: Text, quote: (value: string) => string): string {
   let out = t.strings[0];
   for (let i = 0; i < t.values.length; i++) {
     const v = t.values[i];
@@ -98,7 +102,7 @@ function render(t: Text, quote: (value: string) => string): string {
       ? String(v)
       : "verbatim" in v
       ? v.verbatim
-      : render(v, quote);
+      : renderText(v, quote);
     out += t.strings[i + 1];
   }
   return out;
@@ -106,12 +110,12 @@ function render(t: Text, quote: (value: string) => string): string {
 
 /** The text as printed: every string value through {@linkcode printable}. */
 export function printed(t: Text): string {
-  return render(t, printable);
+  return renderText(t, printable);
 }
 
 /** The raw text (values unquoted), for messages of errors thrown to library callers. */
 export function plain(t: Text): string {
-  return render(t, (v) => v);
+  return renderText(t, (v) => v);
 }
 
 /**

@@ -99,12 +99,15 @@ export function readRegular(path: string, options: OpenRegularOptions = {}): Uin
   }
 }
 
-/** At most the first `limit` bytes of the regular file at `path`, and its size. */
+/**
+ * At most the first `limit` bytes of the regular file at `path`, its size, and the stat of the
+ * file actually read (owner and mode checks belong on that one).
+ */
 export function readHead(
   path: string,
   limit: number,
   options: Omit<OpenRegularOptions, "maxBytes"> = {},
-): { bytes: Uint8Array; size: number } {
+): { bytes: Uint8Array; size: number; info: Deno.FileInfo } {
   const { file, info } = openRegular(path, options);
   try {
     const buf = new Uint8Array(Math.min(limit, info.size));
@@ -114,7 +117,7 @@ export function readHead(
       if (n === null || n === 0) break;
       got += n;
     }
-    return { bytes: buf.subarray(0, got), size: info.size };
+    return { bytes: buf.subarray(0, got), size: info.size, info };
   } finally {
     file.close();
   }

@@ -173,7 +173,7 @@ export function writeFileAtomic(
   const { mode = 0o600, exactMode = false, syncDirectory = true } = options;
   refuseDestination(path);
   const dir = dirOf(path);
-  const temp = `${dir}/${options.tempPrefix ?? tempPrefix(path)}${Deno.pid}-${randomHex(6)}`;
+  const temp = `${dir}/${options.tempPrefix ?? tempPrefix(path)}${Deno.pid}-${randomHex(8)}`;
   const file = Deno.openSync(temp, { write: true, createNew: true, mode });
   let written: Written;
   try {
