@@ -53,7 +53,9 @@ Deno.test(".ci/run: with every check green it passes and counts the four checks"
   assert.equal(r.last, "10 passed, 0 failed");
 });
 
-for (const failing of ["deno fmt --check", "deno lint", "deno task check", "deno doc --lint mod.ts"]) {
+for (
+  const failing of ["deno fmt --check", "deno lint", "deno task check", "deno doc --lint mod.ts"]
+) {
   Deno.test(`.ci/run: a failing \`${failing}\` makes the run red`, () => {
     const { dir, env } = ciWithStandIns(failing);
     const r = runCi(dir, env);
