@@ -10,11 +10,12 @@
  * @module
  */
 
-// C0 controls, `"`, `\`, DEL and the C1 controls: any of them switches on quoting.
-// deno-lint-ignore no-control-regex
-const NEEDS_QUOTING = /[\x00-\x1f"\\\x7f-\x9f]/;
-// deno-lint-ignore no-control-regex
-const ESCAPED = /[\x00-\x1f"\\\x7f-\x9f]/g;
+// C0 controls, `"`, `\`, DEL and the C1 controls; the Unicode line and paragraph separators (some
+// line readers split there); bidi, zero-width and BOM format characters (they make two names look
+// alike); lone surrogates (UTF-8 cannot carry them). Any of them switches on quoting.
+const ESCAPED =
+  // deno-lint-ignore no-control-regex
+  /[\x00-\x1f"\\\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
 const SHORT: Readonly<Record<string, string>> = {
   "\x07": "\\a",
   "\b": "\\b",
@@ -27,10 +28,20 @@ const SHORT: Readonly<Record<string, string>> = {
   "\\": "\\\\",
 };
 
+function escapeOne(c: string): string {
+  const code = c.charCodeAt(0);
+  const short = SHORT[c];
+  if (short !== undefined) return short;
+  return code <= 0xff
+    ? `\\x${code.toString(16).padStart(2, "0")}`
+    : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
 /**
- * `value` as it may appear on an output line: unchanged when it holds no control character (C0,
- * DEL, C1), no `"` and no `\`; otherwise wrapped in double quotes with those characters escaped
- * (`\n`, `\t`, `\x1b`, `\"`, `\\`).
+ * `value` as it may appear on an output line: unchanged when it holds nothing special; otherwise
+ * wrapped in double quotes with each special character escaped — `\a \b \t \n \v \f \r \" \\`,
+ * other C0/DEL/C1 controls as `\xHH`, and the Unicode separators, bidi/zero-width/BOM format
+ * characters and lone surrogates as `\uHHHH`. Every escaped form maps back to exactly one name.
  *
  * @example
  * ```ts
@@ -38,15 +49,12 @@ const SHORT: Readonly<Record<string, string>> = {
  * printable("CLAUDE.md"); // "CLAUDE.md"
  * printable("x\nGATE: PASS"); // '"x\\nGATE: PASS"'
  * printable("a\\b"); // '"a\\\\b"'
+ * printable("r\u202egnp.md"); // '"r\\u202egnp.md"'
  * ```
  */
 export function printable(value: string): string {
-  if (!NEEDS_QUOTING.test(value)) return value;
-  const body = value.replace(
-    ESCAPED,
-    (c) => SHORT[c] ?? `\\x${c.charCodeAt(0).toString(16).padStart(2, "0")}`,
-  );
-  return `"${body}"`;
+  const escaped = value.replace(ESCAPED, escapeOne);
+  return escaped === value ? value : `"${escaped}"`;
 }
 
 /** A value printed verbatim inside a {@linkcode Text}: for text that is already safe (git's quoted output). */

@@ -10,15 +10,21 @@ Deno.test("printable: plain names unchanged; controls, quote and backslash escap
   assert.equal(printable('say "hi"'), '"say \\"hi\\""');
   assert.equal(printable("\x1b[31mred"), '"\\x1b[31mred"');
   assert.equal(printable("\t\r\x07\b\v\f\x00\x7f\x9b"), '"\\t\\r\\a\\b\\v\\f\\x00\\x7f\\x9b"');
+  // Line/paragraph separators, bidi and zero-width format characters, BOM, lone surrogates.
+  assert.equal(printable("a\u2028b\u2029"), '"a\\u2028b\\u2029"');
+  assert.equal(printable("r\u202egnp.md\u200b\ufeff"), '"r\\u202egnp.md\\u200b\\ufeff"');
+  assert.equal(printable("s\ud800!\udc00"), '"s\\ud800!\\udc00"');
+  // A surrogate pair is one ordinary character (U+1F600), non-ASCII letters stay readable.
+  assert.equal(printable("ok\u{1f600}é.md"), "ok\u{1f600}é.md");
 });
 
 Deno.test("printable maps back: every escaped name decodes to exactly itself", () => {
   const decode = (s: string): string =>
     s.startsWith('"')
       ? s.slice(1, -1).replace(
-        /\\(x[0-9a-f]{2}|.)/g,
+        /\\(x[0-9a-f]{2}|u[0-9a-f]{4}|.)/g,
         (_, e: string) =>
-          e.startsWith("x") && e.length === 3
+          (e.startsWith("x") && e.length === 3) || (e.startsWith("u") && e.length === 5)
             ? String.fromCharCode(parseInt(e.slice(1), 16))
             : ({ a: "\x07", b: "\b", t: "\t", n: "\n", v: "\v", f: "\f", r: "\r" } as Record<
               string,
@@ -26,7 +32,7 @@ Deno.test("printable maps back: every escaped name decodes to exactly itself", (
             >)[e] ?? e,
       )
       : s;
-  for (const name of ["x\ny", "\\", '"', '"quoted"', "a\x00b\x9bc", "plain"]) {
+  for (const name of ["x\ny", "\\", '"', '"quoted"', "a\x00b\x9bc", "plain", "\u2028\ud800", "\\u2028"]) {
     assert.equal(decode(printable(name)), name);
     assert.equal(printable(name).includes("\n"), false);
   }
