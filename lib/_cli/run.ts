@@ -47,9 +47,23 @@ function tryWriteErr(...lines: string[]): void {
 }
 
 /**
+ * Print the exit line and return the code to exit with: a run that succeeded but cannot say so
+ * on stderr has failed (74, or 141 for a broken pipe); a failed run keeps its own code.
+ */
+function finish(rc: number): number {
+  if (!exitLineEnabled()) return rc;
+  try {
+    writeErr(exitLine(rc));
+    return rc;
+  } catch (e) {
+    return rc === 0 && e instanceof OutputError ? e.exitCode : rc;
+  }
+}
+
+/**
  * Run a command and return the exit code the bin must exit with. Whatever happens, the last stderr
- * line is the exit contract (unless `CTXKIT_EXIT_LINE=0` or stderr itself failed), so the bin
- * must exit right after.
+ * line is the exit contract (unless `CTXKIT_EXIT_LINE=0` or stderr itself failed — then a run that
+ * would have exited 0 exits 74, or 141 for a broken pipe), so the bin must exit right after.
  *
  * @example
  * ```ts ignore
@@ -67,7 +81,7 @@ export async function runMain(
   } catch (e) {
     if (e instanceof OutputError) {
       rc = e.exitCode;
-      if (e.stream === "stderr") return rc; // nothing more can be said
+      if (e.stream === "stderr") return rc; // stderr is gone: nothing more can be said
       if (e.code !== "EPIPE") tryWriteErr(errorLine(e)); // a closed pipe is the reader's choice
     } else if (e instanceof CtxkitError) {
       rc = e.exitCode;
@@ -82,6 +96,5 @@ export async function runMain(
       tryWriteErr(format.internal?.(detail) ?? `❌ internal error: ${detail}`);
     }
   }
-  if (exitLineEnabled()) tryWriteErr(exitLine(rc));
-  return rc;
+  return finish(rc);
 }

@@ -79,3 +79,15 @@ Deno.test("a closed stdout (>&-) is a failure under --allow-all, never EXIT:0", 
     stderr: "❌ cannot write stdout: Bad file descriptor\n❌ FAILED EXIT:74\n",
   });
 });
+
+Deno.test("a failed write to stderr: a run that succeeded exits 74, a failed run keeps its code", () => {
+  assert.deepEqual(runBin(`writeOut("ok"); return 0;`, { shell: "2> /dev/full" }), {
+    code: 74,
+    stdout: "ok\n",
+    stderr: "",
+  });
+  assert.deepEqual(
+    runBin(`throw new UsageError(text\`bad\`);`, { shell: "2> /dev/full" }),
+    { code: 2, stdout: "", stderr: "" },
+  );
+});
