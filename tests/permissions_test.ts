@@ -4,7 +4,7 @@
  * never a stack trace.
  */
 import assert from "node:assert/strict";
-import { readFileSync } from "node:fs";
+import { readFileSync, symlinkSync } from "node:fs";
 import { join } from "node:path";
 import {
   git,
@@ -147,4 +147,56 @@ Deno.test("a missing permission is one line and exit 2 for every tool", () => {
     permissions: ["--no-prompt", "--allow-read", "--allow-env"],
   });
   assertOneLineFailure(prose, 2, /^PROSE-ERROR: code=permission /);
+});
+
+Deno.test("guards under their shebang grants: a path Deno refuses is named, never --allow-all advice", () => {
+  const home = makeTempDir();
+  const project = makeTempDir();
+  writeTree(project, { "CLAUDE.md": "Use pnpm 9.1.\n" });
+  symlinkSync("/proc/self/environ", join(project, "env.md"));
+  git(project, "init", "-q");
+  git(project, "add", "CLAUDE.md");
+  git(project, "commit", "-qm", "init");
+  const env = { HOME: home, CLAUDE_PROJECT_DIR: project };
+  const cases: Array<[Tool, string[], Record<string, string>, RegExp]> = [
+    ["context-guard", ["snapshot", "env.md"], {}, /^❌ symbolic-link target: env\.md /m],
+    [
+      "context-guard",
+      ["snapshot", "/proc/self/environ"],
+      {},
+      /^❌ not a file: \/proc\/self\/environ$/m,
+    ],
+    [
+      "context-guard",
+      ["snapshot", "--run-dir", "/proc/self/x", "CLAUDE.md"],
+      {},
+      /^❌ cannot create \/proc\/self: Operation not permitted \(refused by the Deno sandbox\)$/m,
+    ],
+    [
+      "context-guard",
+      ["state", "--check", "--out", "/proc/self/environ"],
+      {},
+      /^❌ cannot check \/proc\/self\/environ: Operation not permitted \(refused by the Deno sandbox\)$/m,
+    ],
+    ["context-guard", ["snapshot", "CLAUDE.md"], { CLAUDE_CONFIG_DIR: "/dev/null" }, /^❌ /m],
+    ["context-guard", ["list"], { CLAUDE_CONFIG_DIR: "/proc/self" }, /^\| Backup /m],
+    [
+      "text-guard",
+      ["snapshot", "--run-dir", "/proc/self/fd/x", "CLAUDE.md"],
+      {},
+      /^❌ cannot create \/proc\/self\/fd: Operation not permitted \(refused by the Deno sandbox\)$/m,
+    ],
+  ];
+  for (const [tool, args, extra, line] of cases) {
+    const r = runTool(tool, args, {
+      cwd: project,
+      env: { ...env, ...extra },
+      permissions: shebangFlags(tool),
+    });
+    const what = `${tool} ${args.join(" ")}: ${r.stderr}`;
+    assert.match(r.stdout + r.stderr, line, what);
+    assert.doesNotMatch(r.stderr, /allow-all|internal error|^\s+at /m, what);
+    assert.equal(lines(r.stderr).at(-1), r.code === 0 ? "✅ EXIT:0" : `❌ FAILED EXIT:${r.code}`);
+    assert.ok(r.code === 0 || r.code === 2, what);
+  }
 });

@@ -7,8 +7,14 @@
  */
 
 import { CtxkitError, OutputError } from "../errors.ts";
-import { firstLine, isPermissionError } from "../_fs/errors.ts";
-import { printed } from "../text.ts";
+import {
+  firstLine,
+  isPermissionError,
+  isSandboxRefusal,
+  osReason,
+  sandboxRefusedPath,
+} from "../_fs/errors.ts";
+import { printed, text } from "../text.ts";
 import { writeErr } from "./output.ts";
 
 /** The last stderr line for exit code `rc`: `✅ EXIT:0` or `❌ FAILED EXIT:<rc>`. */
@@ -86,6 +92,11 @@ export async function runMain(
     } else if (e instanceof CtxkitError) {
       rc = e.exitCode;
       tryWriteErr(...(format.error ?? ((x: CtxkitError) => [errorLine(x)]))(e));
+    } else if (isSandboxRefusal(e)) {
+      // A special path (`/proc/self/environ`…) no grant covers: a property of the path, named as
+      // such — never advice to run with more permissions.
+      rc = 2;
+      tryWriteErr(`❌ ${printed(text`${sandboxRefusedPath(e) ?? "a path"}: ${osReason(e)}`)}`);
     } else if (isPermissionError(e)) {
       rc = 2;
       const detail = firstLine(e);

@@ -91,3 +91,15 @@ Deno.test("a failed write to stderr: a run that succeeded exits 74, a failed run
     { code: 2, stdout: "", stderr: "" },
   );
 });
+
+Deno.test("a path the Deno sandbox refuses under any grant is named, never --allow-all advice", () => {
+  const r = runBin(`Deno.readTextFileSync("/proc/self/environ"); return 0;`, {
+    flags: ["--no-prompt", "--allow-read"],
+  });
+  assert.deepEqual(r, {
+    code: 2,
+    stdout: "",
+    stderr:
+      "❌ /proc/self/environ: Operation not permitted (refused by the Deno sandbox)\n❌ FAILED EXIT:2\n",
+  });
+});

@@ -65,6 +65,12 @@ export function isSandboxRefusal(e: unknown): boolean {
   return isNotCapable(e) && /Requires all access to/.test(firstLine(e));
 }
 
+/** The path a sandbox refusal names (`Requires all access to "<path>"`), or `undefined`. */
+export function sandboxRefusedPath(e: unknown): string | undefined {
+  if (!isSandboxRefusal(e)) return undefined;
+  return /Requires all access to "(.*)"/.exec(firstLine(e))?.[1];
+}
+
 /**
  * True when `e` is Deno's missing-permission error for a grant the command line could add
  * (`NotCapable`, or `PermissionDenied` naming a grant on old Deno), not a sandbox refusal.

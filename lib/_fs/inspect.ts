@@ -6,7 +6,7 @@
  * @module
  */
 
-import { rethrowPermission } from "./errors.ts";
+import { isSandboxRefusal, rethrowPermission } from "./errors.ts";
 
 /** The kinds of directory entry ctxkit tells apart. */
 export type EntryKind =
@@ -26,6 +26,20 @@ export function statOrUndefined(path: string, follow = false): Deno.FileInfo | u
   } catch (e) {
     rethrowPermission(e);
     return undefined;
+  }
+}
+
+/**
+ * True when Deno refuses to look at `path` under any grant (special paths such as
+ * `/proc/self/environ` need `--allow-all`): such a path is neither present nor absent to us.
+ */
+export function refusedBySandbox(path: string, follow = true): boolean {
+  try {
+    if (follow) Deno.statSync(path);
+    else Deno.lstatSync(path);
+    return false;
+  } catch (e) {
+    return isSandboxRefusal(e);
   }
 }
 

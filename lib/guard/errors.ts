@@ -34,7 +34,20 @@ export type PathRefusal =
   | "not-regular-draft"
   | "vanished"
   | "too-large"
-  | "unwritable";
+  | "unwritable"
+  | "sandbox";
+
+/**
+ * A path Deno refuses under any grant (`/proc/self/environ` and friends): named as a property of
+ * the path, never as advice to run with more permissions (`references/output.md#least-privilege`).
+ */
+export function sandboxRefused(path: string, action: string): PathRefusedError {
+  return new PathRefusedError(
+    path,
+    "sandbox",
+    text`cannot ${action} ${path}: Operation not permitted (refused by the Deno sandbox)`,
+  );
+}
 
 /** A path the guard will not read or write (exit 2), refused before anything is written. */
 export class PathRefusedError extends CtxkitError {

@@ -7,6 +7,7 @@
  */
 
 import { LinkedComponentError, makePrivateDirs } from "../_fs/dirs.ts";
+import { isSandboxRefusal } from "../_fs/errors.ts";
 import { isDirectoryFollow, isRegularNoFollow, isSymlink } from "../_fs/inspect.ts";
 import {
   type AtomicWriteOptions,
@@ -17,7 +18,7 @@ import {
 } from "../_fs/write.ts";
 import { dirname } from "../paths.ts";
 import { text } from "../text.ts";
-import { PathRefusedError, SnapshotMissingError } from "./errors.ts";
+import { PathRefusedError, sandboxRefused, SnapshotMissingError } from "./errors.ts";
 
 /** Path of the snapshot copy of `rel` in `runDir`. */
 export function snapshotCopyPath(runDir: string, rel: string): string {
@@ -75,6 +76,7 @@ export function makeRunDirs(dir: string, trustedBase?: string): void {
     makePrivateDirs(dir, trustedBase);
   } catch (e) {
     if (e instanceof LinkedComponentError) throw linkedRunPath(e.path);
+    if (isSandboxRefusal(e)) throw sandboxRefused(dir, "create");
     throw e;
   }
 }

@@ -7,13 +7,13 @@
  */
 
 import { firstLine } from "../../_fs/errors.ts";
-import { isFileFollow } from "../../_fs/inspect.ts";
+import { isFileFollow, refusedBySandbox } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
 import { writeFileAtomic } from "../../_fs/write.ts";
 import { dirname, isBelow, logicalCwd, normalizeLexical } from "../../paths.ts";
 import { text } from "../../text.ts";
-import { LedgerError, ScanRejectedError, StateWriteError } from "../errors.ts";
+import { LedgerError, sandboxRefused, ScanRejectedError, StateWriteError } from "../errors.ts";
 import { writePathProblem } from "../run_dir.ts";
 import { keepStateBefore, noteStateWritten } from "../run_state.ts";
 import { layerRuns, readRuns } from "../runs.ts";
@@ -51,8 +51,12 @@ export function statePath(location: StateLocation, projectRoot: string): string 
   return `${root}/.claude/brewtools/context-slim/state.json`;
 }
 
-/** `state --check`: true when a state file (a regular file, links followed) is at `path`. */
+/**
+ * `state --check`: true when a state file (a regular file, links followed) is at `path`. A path
+ * the Deno sandbox refuses is a {@linkcode PathRefusedError}: "absent" would be a guess.
+ */
 export function stateExists(path: string): boolean {
+  if (refusedBySandbox(path)) throw sandboxRefused(path, "check");
   return isFileFollow(path);
 }
 
