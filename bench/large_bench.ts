@@ -1,7 +1,8 @@
 /**
  * Large inputs (reliability suite): a 50 MB instruction file, 10,000 snapshot targets, a
  * 100,000-file tree, each run through the real CLIs as child processes at two sizes (1/4 and full),
- * and a 3 GiB (sparse) target and rule file, whose peak RSS must stay at most 150 MiB.
+ * and a 3 GiB (sparse) target and rule files (one path-scoped, one whose frontmatter never closes),
+ * scanned with and without `--loaded`, whose peak RSS must stay at most 150 MiB.
  * Prints, per step, the wall time, the time per item with Deno's start-up subtracted, the ratio of
  * the per-item times (full ÷ quarter: ~1 is linear, ~4 would be quadratic; target ≤ 2) and the peak
  * RSS (VmHWM) of the child (targets: ≤ 12× the instruction file's size and < 512 MiB for the many-file
@@ -261,10 +262,25 @@ if (PEAK_FILE !== undefined && BIN !== undefined) {
       150,
     );
     rmSync(hugeRun, { recursive: true, force: true });
+    // A second rule whose frontmatter never closes is streamed to EOF; `--loaded` streams every
+    // auto-loaded file again (comments, imports): memory stays one chunk either way.
+    write(`${hugeProj}/.claude/rules/open.md`, "---\nname: open\n");
+    Deno.truncateSync(`${hugeProj}/.claude/rules/open.md`, huge);
     const hugeScan = runBin("context-scan", ["--root", hugeProj], env(hugeProj), hugeProj);
     checkPeak(
       `${label} rule file, context-scan (${hugeScan.ms.toFixed(0)} ms)`,
       hugeScan.peakMib,
+      150,
+    );
+    const hugeLoaded = runBin(
+      "context-scan",
+      ["--root", hugeProj, "--loaded", "--format", "table"],
+      env(hugeProj),
+      hugeProj,
+    );
+    checkPeak(
+      `${label} rule file, context-scan --loaded (${hugeLoaded.ms.toFixed(0)} ms)`,
+      hugeLoaded.peakMib,
       150,
     );
     rmSync(hugeProj, { recursive: true, force: true });

@@ -60,7 +60,7 @@ export const SCHEMAS: readonly SchemaEntry[] = [
     name: "scan",
     title: "context-scan output",
     description:
-      "The JSON document context-scan prints on stdout; contract: references/context-scan.md#output-document. Consumers stop on a non-zero exit or a non-empty scan_issues.",
+      "The JSON document context-scan prints on stdout; contract: references/context-scan.md#output-document. Consumers stop on a non-zero exit or a non-empty scan_issues. The optional keys (loaded_bytes, loaded_tokens, limits on rows; loaded on totals) appear only with --loaded (references/context-scan.md#loaded-figures).",
     schema: ScanDocumentSchema,
   },
   {

@@ -20,18 +20,21 @@ import type { ScanDocument, ScanRow } from "../lib/scan/schema.ts";
 const HELP = [
   "context-scan.ts - discover potential context inventory and byte-size proxies.",
   "",
-  "  context-scan.ts [--root PATH] [--global] [--tier T] [--json] [--help]",
+  "  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--format F] [--budget N] [--json] [--help]",
   "",
   "  --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)",
   "  --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)",
   "  --tier T      always-on | per-spawn | per-invocation | all   (default: all)",
-  "  --json        emit JSON on stdout (default, and the only output format)",
+  "  --loaded      also report what Claude Code loads (loaded_bytes, loaded_tokens, limits)",
+  "  --format F    json (default) | table (a report a person can read; alias: report)",
+  "  --budget N    exit 1 when the always-on tokens (loaded ones with --loaded) exceed N",
+  "  --json        emit JSON on stdout (the default; same as --format json)",
   "",
   "Tiers are inventory buckets, not observed loading: always-on includes conditional/imported",
   "instructions and memory; per-spawn inventories agent files; per-invocation inventories skills",
   "and lazy references. Loading conditions are reported separately; totals are potential sizes.",
   "",
-  "Exit: 0 complete inventory | 2 usage/state/discovery error (partial JSON has scan_issues; no project writes).",
+  "Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery error (partial JSON has scan_issues; no project writes).",
 ].join("\n") + "\n";
 
 const OK = "✅ EXIT:0\n";
@@ -67,8 +70,8 @@ function scanRoot(root: string, extra: string[] = [], env: Record<string, string
 
 // command line ------------------------------------------------------------------------------------
 
-Deno.test("--help/-h/help: exact 14 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
-  assert.equal(HELP.split("\n").length - 1, 14);
+Deno.test("--help/-h/help: exact 17 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
+  assert.equal(HELP.split("\n").length - 1, 17);
   for (const flag of ["--help", "-h", "help"]) {
     const r = scan([flag]);
     assert.equal(r.stdout, HELP);

@@ -12,7 +12,8 @@ import { ArgCursor } from "../_cli/args.ts";
 import { writeErr, writeOutRaw } from "../_cli/output.ts";
 import { renderScanDocument } from "./document.ts";
 import { scanContext, type ScanOptions, type ScanResult, type ScanWarning } from "./scan.ts";
-import type { TierFilter } from "./schema.ts";
+import type { ScanDocument, TierFilter } from "./schema.ts";
+import { envValue } from "../paths.ts";
 
 // A plain list, not the zod enum: the CLI parses no JSON, so the bundle needs no zod.
 const TIER_FILTERS: readonly string[] = ["all", "always-on", "per-spawn", "per-invocation"];
@@ -21,29 +22,43 @@ function isTierFilter(value: string): value is TierFilter {
   return TIER_FILTERS.includes(value);
 }
 
-/** The help text printed by `--help`, `-h` and `help` (14 lines). */
+/** The help text printed by `--help`, `-h` and `help` (17 lines). */
 export const SCAN_HELP =
   `context-scan.ts - discover potential context inventory and byte-size proxies.
 
-  context-scan.ts [--root PATH] [--global] [--tier T] [--json] [--help]
+  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--format F] [--budget N] [--json] [--help]
 
   --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)
   --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)
   --tier T      always-on | per-spawn | per-invocation | all   (default: all)
-  --json        emit JSON on stdout (default, and the only output format)
+  --loaded      also report what Claude Code loads (loaded_bytes, loaded_tokens, limits)
+  --format F    json (default) | table (a report a person can read; alias: report)
+  --budget N    exit 1 when the always-on tokens (loaded ones with --loaded) exceed N
+  --json        emit JSON on stdout (the default; same as --format json)
 
 Tiers are inventory buckets, not observed loading: always-on includes conditional/imported
 instructions and memory; per-spawn inventories agent files; per-invocation inventories skills
 and lazy references. Loading conditions are reported separately; totals are potential sizes.
 
-Exit: 0 complete inventory | 2 usage/state/discovery error (partial JSON has scan_issues; no project writes).
+Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery error (partial JSON has scan_issues; no project writes).
 `;
 
 /** The scan a command line asks for: `global` and `tier` always set, `root` only when given. */
 export type ScanArgs = ScanOptions & { global: boolean; tier: TierFilter };
 
-/** A parsed command line: a help request, or what to scan. */
-export type ScanCommand = { help: true } | { help: false; scan: ScanArgs };
+/** `--format` values: `json` (the default) or the table report (`table`, alias `report`). */
+export type OutputFormat = "json" | "table";
+
+/**
+ * A parsed command line: a help request, or what to scan and how to print it. `loaded`, `format`
+ * and `budget` are present only when their option was given (`--format json` and `--json` leave
+ * the default).
+ */
+export type ScanCommand =
+  | { help: true }
+  | { help: false; scan: ScanArgs; loaded?: true; format?: "table"; budget?: number };
+
+const WHOLE_NUMBER = /^[0-9]+$/;
 
 /**
  * Parse context-scan's arguments left to right; throws a {@linkcode UsageError} with the exact
@@ -61,6 +76,7 @@ export type ScanCommand = { help: true } | { help: false; scan: ScanArgs };
 export function parseScanArgs(argv: readonly string[]): ScanCommand {
   const args = new ArgCursor(argv);
   const scan: ScanArgs = { global: false, tier: "all" };
+  const command: ScanCommand & { help: false } = { help: false, scan };
   while (!args.done) {
     const arg = args.next();
     if (args.operand) throw new UsageError(text`unexpected argument: ${arg}`);
@@ -78,7 +94,27 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
         break;
       }
       case "--json":
+        delete command.format;
         break;
+      case "--format": {
+        const value = args.value() ?? "";
+        if (value === "table" || value === "report") command.format = "table";
+        else if (value === "json") delete command.format;
+        else throw new UsageError(text`unknown format: ${value}`);
+        break;
+      }
+      case "--loaded":
+        command.loaded = true;
+        break;
+      case "--budget": {
+        const value = args.value() ?? "";
+        const budget = Number(value);
+        if (!WHOLE_NUMBER.test(value) || !Number.isSafeInteger(budget)) {
+          throw new UsageError(text`--budget needs a whole number of tokens: ${value}`);
+        }
+        command.budget = budget;
+        break;
+      }
       case "-h":
       case "--help":
       case "help":
@@ -87,7 +123,7 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
         throw new UsageError(text`unknown option: ${arg}`);
     }
   }
-  return { help: false, scan };
+  return command;
 }
 
 /** The stderr line of a warning: `⚠️ skipped unreadable directory: <path>`. */
@@ -101,8 +137,56 @@ export function scanExitCode(result: ScanResult): 0 | 2 {
 }
 
 /**
+ * The `--budget` check: the always-on total (loaded, with `--loaded`) against `budget` tokens, and
+ * its one stderr line (`references/context-scan.md#budget`).
+ *
+ * @example
+ * ```ts ignore
+ * budgetCheck(document, 1000);
+ * // { exceeded: true, line: "BUDGET: exceeded always-on loaded 1234 > 1000 tokens" }
+ * ```
+ */
+export function budgetCheck(
+  document: ScanDocument,
+  budget: number,
+): { exceeded: boolean; line: string } {
+  const total = document.totals["always-on"];
+  const loaded = total.loaded;
+  const tokens = loaded?.tokens ?? total.tokens;
+  const what = loaded === undefined ? "always-on" : "always-on loaded";
+  return tokens > budget
+    ? { exceeded: true, line: `BUDGET: exceeded ${what} ${tokens} > ${budget} tokens` }
+    : { exceeded: false, line: `BUDGET: ok ${what} ${tokens} <= ${budget} tokens` };
+}
+
+/**
+ * The report's width: `COLUMNS` when it is a whole number, else the terminal's width when stdout
+ * is a terminal, else 80.
+ */
+export function reportWidth(): number {
+  const columns = envValue("COLUMNS");
+  if (columns !== undefined && WHOLE_NUMBER.test(columns)) return Number(columns);
+  try {
+    if (Deno.stdout.isTerminal()) return Deno.consoleSize().columns;
+  } catch { /* no console size: fall through */ }
+  return 80;
+}
+
+/** Colour only on a terminal, and never when `NO_COLOR` is set (non-empty). */
+export function reportColor(): boolean {
+  if (envValue("NO_COLOR") !== undefined) return false;
+  try {
+    return Deno.stdout.isTerminal();
+  } catch {
+    return false;
+  }
+}
+
+/**
  * Run context-scan with `args` and return its exit code: help on stdout, or the warnings on stderr
- * followed by the document on stdout. Errors are thrown for `runMain` to print.
+ * followed by the document (or the table report) on stdout, then the `--budget` line on stderr.
+ * The loading rules and the report renderer are loaded only when asked for. Errors are thrown for
+ * `runMain` to print.
  *
  * @example
  * ```ts ignore
@@ -110,14 +194,32 @@ export function scanExitCode(result: ScanResult): 0 | 2 {
  * Deno.exit(await runMain(() => scanMain(Deno.args)));
  * ```
  */
-export function scanMain(args: readonly string[]): number {
+export async function scanMain(args: readonly string[]): Promise<number> {
   const command = parseScanArgs(args);
   if (command.help) {
     writeOutRaw(SCAN_HELP);
     return 0;
   }
-  const result = scanContext(command.scan);
+  const options: ScanOptions = { ...command.scan };
+  if (command.loaded) options.loading = (await import("./loading.ts")).createLoadingStep();
+  const result = scanContext(options);
   writeErr(...result.warnings.map(warningLine));
-  writeOutRaw(renderScanDocument(result.document));
-  return scanExitCode(result);
+  if (command.format === "table") {
+    const { renderReport } = await import("./report.ts");
+    const report = renderReport(result.document, {
+      width: reportWidth(),
+      color: reportColor(),
+      home: envValue("HOME"),
+    });
+    writeOutRaw(report);
+  } else {
+    writeOutRaw(renderScanDocument(result.document));
+  }
+  let rc: number = scanExitCode(result);
+  if (command.budget !== undefined) {
+    const check = budgetCheck(result.document, command.budget);
+    writeErr(check.line);
+    if (check.exceeded && rc === 0) rc = 1;
+  }
+  return rc;
 }

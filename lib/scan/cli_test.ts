@@ -62,8 +62,8 @@ Deno.test("parseScanArgs: names in error lines are printed safely", () => {
   assert.equal(error(["--tier", "\x1b[31m"]), '❌ unknown tier: "\\x1b[31m"');
 });
 
-Deno.test("SCAN_HELP is 14 lines", () => {
-  assert.equal(SCAN_HELP.split("\n").length - 1, 14);
+Deno.test("SCAN_HELP is 17 lines", () => {
+  assert.equal(SCAN_HELP.split("\n").length - 1, 17);
   assert.ok(SCAN_HELP.endsWith("no project writes).\n"));
 });
 

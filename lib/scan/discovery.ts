@@ -9,8 +9,8 @@
 import { isAbsent, osReason } from "../_fs/errors.ts";
 import { isSymlink } from "../_fs/inspect.ts";
 import { compareUtf8 } from "../sort.ts";
-import { measureFile, readFileBytes, statFollow } from "./files.ts";
-import { descriptionBytes, hookEstimate, isPathScopedRule } from "./measure.ts";
+import { measureFile, scanFile, statFollow } from "./files.ts";
+import { DescriptionScanner, HookScanner, type LineScanner, RuleScopeScanner } from "./measure.ts";
 import type { Loading, RootLabel, RowKind, ScanIssue, Tier } from "./schema.ts";
 import { listDirectory, problemLine, walk, type WalkProblem, type WalkVisitor } from "./walk.ts";
 
@@ -70,10 +70,17 @@ export class Discovery {
     if (lines.length > 0) this.issue(root, start, lines.join("\n"));
   }
 
-  /** The bytes of `path`, or `undefined` after recording an issue when it cannot be read. */
-  read(root: RootLabel, path: string): Uint8Array | undefined {
-    const read = readFileBytes(path);
-    if (read.ok) return read.bytes;
+  /**
+   * Stream `path` through `scanner` (only as far as its result needs): the file's size and the
+   * result, or `undefined` after recording an issue when it cannot be read.
+   */
+  scan<R>(
+    root: RootLabel,
+    path: string,
+    scanner: LineScanner<R>,
+  ): { size: number; result: R } | undefined {
+    const read = scanFile(path, scanner);
+    if (read.ok) return { size: read.size, result: read.result };
     this.issue(root, path, `'${path}': ${read.reason}`);
     return undefined;
   }
@@ -280,15 +287,15 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
     ...instructionFiles(out, label, `${root}/.claude/rules`),
   ].sort(compareUtf8);
   for (const path of rules) {
-    const bytes = out.read(label, path);
-    if (bytes === undefined) continue;
-    const loading = isPathScopedRule(bytes) ? "path-scoped-rule" : "unscoped-rule";
+    const rule = out.scan(label, path, new RuleScopeScanner());
+    if (rule === undefined) continue;
+    const loading = rule.result ? "path-scoped-rule" : "unscoped-rule";
     out.rows.push({
       path,
       root: label,
       tier: "always-on",
       kind: "file",
-      bytes: bytes.length,
+      bytes: rule.size,
       estimated: false,
       loading,
     });
@@ -311,9 +318,9 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
   const classes = rootWalk(out, label, root, rootStat);
 
   for (const path of classes.hooks) {
-    const bytes = out.read(label, path);
-    if (bytes === undefined) continue;
-    const estimate = hookEstimate(bytes);
+    const hook = out.scan(label, path, new HookScanner());
+    if (hook === undefined) continue;
+    const estimate = hook.result;
     if (estimate <= 1) continue;
     out.rows.push({
       path,
@@ -327,14 +334,14 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
   }
 
   for (const path of classes.agents) {
-    const bytes = out.read(label, path);
-    if (bytes === undefined) continue;
+    const agent = out.scan(label, path, new DescriptionScanner());
+    if (agent === undefined) continue;
     out.rows.push({
       path,
       root: label,
       tier: "per-spawn",
       kind: "file",
-      bytes: bytes.length,
+      bytes: agent.size,
       estimated: false,
       loading: "selected-agent",
     });
@@ -343,7 +350,7 @@ export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
       root: label,
       tier: "always-on",
       kind: "field:description",
-      bytes: descriptionBytes(bytes),
+      bytes: agent.result,
       estimated: false,
       loading: "runtime-dependent",
     });

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { Discovery, instructionFiles, memoryFiles, scanRoot } from "./discovery.ts";
+import { RuleScopeScanner } from "./measure.ts";
 import { makeTempDir, writeTree } from "../../tests/_helpers.ts";
 
 /** Rows as `relative-path tier kind bytes loading`. */
@@ -115,11 +116,14 @@ Deno.test("memoryFiles: a physical, unpruned walk entered even through a link; s
   assert.deepEqual(out.issues, []);
 });
 
-Deno.test("Discovery.read: the bytes, or an issue with the OS reason", () => {
+Deno.test("Discovery.scan: size and streamed result, or an issue with the OS reason", () => {
   const root = makeTempDir("ctxkit-discovery-");
-  Deno.writeTextFileSync(`${root}/a.md`, "abc");
+  Deno.writeTextFileSync(`${root}/a.md`, "---\npaths: x\n---\nabc");
   const out = new Discovery();
-  assert.deepEqual(out.read("project", `${root}/a.md`), new TextEncoder().encode("abc"));
-  assert.equal(out.read("project", `${root}/gone.md`), undefined);
+  assert.deepEqual(out.scan("project", `${root}/a.md`, new RuleScopeScanner()), {
+    size: 20,
+    result: true,
+  });
+  assert.equal(out.scan("project", `${root}/gone.md`, new RuleScopeScanner()), undefined);
   assert.deepEqual(issues(out, root), ["gone.md: 'gone.md': No such file or directory"]);
 });

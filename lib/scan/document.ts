@@ -6,12 +6,13 @@
  * @module
  */
 
-import { compactJson, jsonString, spacedObject } from "../json.ts";
+import { compactJson, jsonString, type JsonValue, spacedObject } from "../json.ts";
 import type { CandidateRow } from "./discovery.ts";
 import { tokensOf } from "./measure.ts";
 import type {
   ScanDocument,
   ScanIssue,
+  ScanLoadedTotal,
   ScanRow,
   ScanTotal,
   ScanTotals,
@@ -49,9 +50,15 @@ export function admitRows(candidates: readonly CandidateRow[], filter: TierFilte
   return rows;
 }
 
-/** Per-tier totals (tokens = sum of per-row floors) and the grand total. */
-export function computeTotals(rows: readonly ScanRow[]): ScanTotals {
-  const zero = (): ScanTotal => ({ files: 0, bytes: 0, tokens: 0 });
+/**
+ * Per-tier totals (tokens = sum of per-row floors) and the grand total; with `loaded`, each also
+ * sums the rows' loaded figures (`files` = rows with `loaded_bytes` > 0).
+ */
+export function computeTotals(rows: readonly ScanRow[], loaded = false): ScanTotals {
+  const zero = (): ScanTotal =>
+    loaded
+      ? { files: 0, bytes: 0, tokens: 0, loaded: { files: 0, bytes: 0, tokens: 0 } }
+      : { files: 0, bytes: 0, tokens: 0 };
   const totals: ScanTotals = {
     "always-on": zero(),
     "per-spawn": zero(),
@@ -63,18 +70,27 @@ export function computeTotals(rows: readonly ScanRow[]): ScanTotals {
       t.files++;
       t.bytes += row.bytes;
       t.tokens += row.tokens;
+      if (t.loaded !== undefined && row.loaded_bytes !== undefined && row.loaded_bytes > 0) {
+        t.loaded.files++;
+        t.loaded.bytes += row.loaded_bytes;
+        t.loaded.tokens += row.loaded_tokens ?? tokensOf(row.loaded_bytes);
+      }
     }
   }
   return totals;
 }
 
-/** Assemble the document from its parts (totals are computed from `rows`). */
+/**
+ * Assemble the document from its parts (totals are computed from `rows`; with `loaded`, they carry
+ * the loaded sums too).
+ */
 export function buildDocument(
   project: string,
   global: string | null,
   filter: TierFilter,
   rows: ScanRow[],
   issues: ScanIssue[],
+  options: { loaded?: boolean } = {},
 ): ScanDocument {
   return {
     roots: { project, global },
@@ -87,12 +103,12 @@ export function buildDocument(
     },
     files: rows,
     scan_issues: issues,
-    totals: computeTotals(rows),
+    totals: computeTotals(rows, options.loaded ?? false),
   };
 }
 
 function rowJson(row: ScanRow): string {
-  return compactJson({
+  const json: { [key: string]: JsonValue } = {
     path: row.path,
     root: row.root,
     tier: row.tier,
@@ -101,7 +117,12 @@ function rowJson(row: ScanRow): string {
     tokens: row.tokens,
     estimated: row.estimated,
     loading: row.loading,
-  });
+  };
+  // `--loaded` only, after every key of the default row.
+  if (row.loaded_bytes !== undefined) json.loaded_bytes = row.loaded_bytes;
+  if (row.loaded_tokens !== undefined) json.loaded_tokens = row.loaded_tokens;
+  if (row.limits !== undefined) json.limits = [...row.limits];
+  return compactJson(json);
 }
 
 function issueJson(issue: ScanIssue): string {
@@ -114,8 +135,18 @@ function issueJson(issue: ScanIssue): string {
   });
 }
 
+function loadedJson(total: ScanLoadedTotal): { [key: string]: JsonValue } {
+  return { files: total.files, bytes: total.bytes, tokens: total.tokens };
+}
+
 function totalJson(total: ScanTotal): string {
-  return spacedObject({ files: total.files, bytes: total.bytes, tokens: total.tokens });
+  const json: { [key: string]: JsonValue } = {
+    files: total.files,
+    bytes: total.bytes,
+    tokens: total.tokens,
+  };
+  if (total.loaded !== undefined) json.loaded = loadedJson(total.loaded);
+  return spacedObject(json);
 }
 
 function arrayLines(name: string, items: string[]): string[] {

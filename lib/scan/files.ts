@@ -5,20 +5,25 @@
  * the non-UTF-8 name test (`references/context-scan.md#non-utf-8-names`).
  *
  * Nothing here throws for an I/O error; a missing Deno grant is rethrown so the command line
- * reports it as such.
+ * reports it as such. Files are never read whole: {@linkcode scanFile} streams them in fixed-size
+ * chunks and stops as soon as its measurement is settled.
  *
  * @module
  */
 
-import { osReason, rethrowPermission } from "../_fs/errors.ts";
+import { isSandboxRefusal, osReason, rethrowPermission } from "../_fs/errors.ts";
 import { existsNoFollow } from "../_fs/inspect.ts";
-import { openRegular, type ReadRefusal, ReadRefusedError, readRegular } from "../_fs/read.ts";
+import { CHUNK_BYTES, openRegular, type ReadRefusal, ReadRefusedError } from "../_fs/read.ts";
+import type { LineScanner } from "./measure.ts";
 
 /** A `stat` result (links followed), or the error that prevented it. */
 export type StatOutcome = Deno.FileInfo | { error: unknown };
 
 /**
- * `stat` following links, or the error.
+ * `stat` following links, or the error. A path the Deno sandbox refuses to examine (anything below
+ * `/dev/null`, `/proc/self/…`) is absent (ENOTDIR) when one of its ancestors exists and is not a
+ * directory — the answer the OS would give — so `CLAUDE_CONFIG_DIR=/dev/null` has no memory
+ * rather than an issue; otherwise the refusal is the error.
  *
  * @example
  * ```ts ignore
@@ -31,8 +36,23 @@ export function statFollow(path: string): StatOutcome {
     return Deno.statSync(path);
   } catch (e) {
     rethrowPermission(e);
+    if (isSandboxRefusal(e) && belowNonDirectory(path)) {
+      return { error: Object.assign(new Error("Not a directory"), { code: "ENOTDIR" }) };
+    }
     return { error: e };
   }
+}
+
+/** True when an ancestor of `path` can be examined and is not a directory. */
+function belowNonDirectory(path: string): boolean {
+  for (let at = path.lastIndexOf("/"); at > 0; at = path.lastIndexOf("/", at - 1)) {
+    try {
+      return !Deno.statSync(path.slice(0, at)).isDirectory;
+    } catch (e) {
+      rethrowPermission(e);
+    }
+  }
+  return false;
 }
 
 /**
@@ -50,9 +70,6 @@ export function isLossyPath(path: string): boolean {
 
 /** A file's size, or why it could not be opened. */
 export type Measured = { ok: true; size: number } | { ok: false; reason: string };
-
-/** A file's bytes, or why it could not be read. */
-export type ReadBytes = { ok: true; bytes: Uint8Array } | { ok: false; reason: string };
 
 // Only a file replaced between the walk and the read is refused; `strerror`-like words keep the
 // issue detail in the same style as an OS reason.
@@ -83,11 +100,52 @@ export function measureFile(path: string): Measured {
   }
 }
 
-/** Read the bytes of `path` (expected to be a regular file, links followed). */
-export function readFileBytes(path: string): ReadBytes {
+/** A streamed measurement: the file's size (its `fstat`) and the scanner's result. */
+export type Scanned<R> = { ok: true; size: number; result: R } | { ok: false; reason: string };
+
+/**
+ * Stream the regular file at `path` (links followed) through `scanner` in chunks of `chunkBytes`,
+ * stopping once the result is settled. Memory is one chunk whatever the file's size; the size is
+ * the opened file's `fstat` size, as for every other row.
+ *
+ * @example
+ * ```ts ignore
+ * const r = scanFile("/r/.claude/rules/a.md", new RuleScopeScanner());
+ * if (r.ok) console.log(r.size, r.result ? "path-scoped-rule" : "unscoped-rule");
+ * ```
+ */
+export function scanFile<R>(
+  path: string,
+  scanner: LineScanner<R>,
+  chunkBytes: number = CHUNK_BYTES,
+): Scanned<R> {
   try {
-    return { ok: true, bytes: readRegular(path) };
+    const { file, info } = openRegular(path);
+    try {
+      streamFile(file, info.size, chunkBytes, (chunk) => scanner.push(chunk));
+      return { ok: true, size: info.size, result: scanner.finish() };
+    } finally {
+      file.close();
+    }
   } catch (e) {
     return { ok: false, reason: reasonOf(e) };
+  }
+}
+
+/**
+ * Read an open file from its position in chunks of at most `chunkBytes` (one buffer, reused),
+ * handing each to `onChunk` until it returns true or the file ends.
+ */
+export function streamFile(
+  file: Deno.FsFile,
+  sizeHint: number,
+  chunkBytes: number,
+  onChunk: (chunk: Uint8Array) => boolean,
+): void {
+  const buf = new Uint8Array(Math.max(1, Math.min(chunkBytes, sizeHint + 1)));
+  for (;;) {
+    const n = file.readSync(buf);
+    if (n === null || n === 0) return;
+    if (onChunk(buf.subarray(0, n))) return;
   }
 }

@@ -2,9 +2,13 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import {
   descriptionBytes,
+  DescriptionScanner,
   hookEstimate,
+  HookScanner,
   isPathScopedRule,
   lineRanges,
+  RuleScopeScanner,
+  scanChunks,
   tokensOf,
 } from "./measure.ts";
 
@@ -96,5 +100,60 @@ Deno.test("measurements never throw and stay within the file size (property)", (
       assert.ok(hookEstimate(bytes) <= bytes.length + lineCount);
       assert.equal(typeof isPathScopedRule(bytes), "boolean");
     }),
+  );
+});
+
+Deno.test("line scanners: a line split across chunks measures as in one piece", () => {
+  const agent = enc(
+    "---\nname: r\ndescription: |\n  Reviews diffs.\n  Flags risk.\n\nmodel: opus\n---\n",
+  );
+  const hook = enc(
+    'export const REMINDER_TEXT = "Run tests";\nconst X = 1;\nconst MAX_TRIES = 3;\n',
+  );
+  for (const sizes of [[1], [2], [3, 1], [5, 7, 2], [1 << 20]]) {
+    assert.equal(scanChunks(new DescriptionScanner(), agent, sizes), 32, `${sizes}`);
+    assert.equal(scanChunks(new HookScanner(), hook, sizes), 14, `${sizes}`);
+    assert.equal(scanChunks(new RuleScopeScanner(), enc("---\r\npa\nx\npaths: y"), sizes), true);
+    assert.equal(scanChunks(new RuleScopeScanner(), enc("---\n---\npaths: y\n"), sizes), false);
+  }
+  // settled early: the first fence-less line ends rule scoping, an inline value the description
+  const rule = new RuleScopeScanner();
+  assert.equal(rule.push(enc("# title\n")), true);
+  const desc = new DescriptionScanner();
+  assert.equal(desc.push(enc("description: ab")), false);
+  assert.equal(desc.push(enc("c\nmore")), true);
+  assert.equal(desc.finish(), 4);
+});
+
+Deno.test("line scanners: any chunking gives the one-chunk result (property)", () => {
+  const alphabet = fc.constantFrom(
+    "-",
+    "\n",
+    " ",
+    "\t",
+    "\r",
+    "|",
+    ">",
+    ";",
+    "A",
+    "_",
+    "x",
+    "---\n",
+    "paths:",
+    "description:",
+    "export const AB = ",
+    "const X_Y = ",
+  );
+  fc.assert(
+    fc.property(
+      fc.array(alphabet, { maxLength: 40 }),
+      fc.array(fc.integer({ min: 1, max: 9 }), { minLength: 1, maxLength: 8 }),
+      (parts, sizes) => {
+        const bytes = enc(parts.join(""));
+        assert.equal(scanChunks(new RuleScopeScanner(), bytes, sizes), isPathScopedRule(bytes));
+        assert.equal(scanChunks(new DescriptionScanner(), bytes, sizes), descriptionBytes(bytes));
+        assert.equal(scanChunks(new HookScanner(), bytes, sizes), hookEstimate(bytes));
+      },
+    ),
   );
 });

@@ -6,10 +6,17 @@
  */
 
 import { globalRoot } from "../paths.ts";
-import { addMemoryRows, Discovery, memoryFiles, scanRoot, type ScanWarning } from "./discovery.ts";
+import {
+  addMemoryRows,
+  type CandidateRow,
+  Discovery,
+  memoryFiles,
+  scanRoot,
+  type ScanWarning,
+} from "./discovery.ts";
 import { admitRows, buildDocument } from "./document.ts";
 import { memorySlugs, resolveProjectRoot } from "./roots.ts";
-import type { ScanDocument, TierFilter } from "./schema.ts";
+import type { ScanDocument, ScanRow, TierFilter } from "./schema.ts";
 
 export type { ScanWarning } from "./discovery.ts";
 
@@ -24,6 +31,23 @@ export interface ScanOptions {
   global?: boolean;
   /** Tier filter (default `all`). */
   tier?: TierFilter;
+  /**
+   * The `--loaded` step (`createLoadingStep()` from `lib/scan/loading.ts`): rows gain loaded
+   * figures and limits, totals a `loaded` sum (`references/context-scan.md#loaded-figures`).
+   * Passed in, so a scan without it never loads the loading rules.
+   */
+  loading?: LoadingStep;
+}
+
+/**
+ * What `--loaded` adds to a scan: the extra rows it inventories (one skill listing per
+ * `SKILL.md`), then the loaded figures of the admitted rows.
+ */
+export interface LoadingStep {
+  /** The candidate rows with `--loaded`'s extra rows, in output order. */
+  addRows(candidates: readonly CandidateRow[]): CandidateRow[];
+  /** The admitted rows, each with `loaded_bytes`, `loaded_tokens` and `limits`. */
+  annotate(rows: readonly ScanRow[]): ScanRow[];
 }
 
 /** A finished scan. */
@@ -77,8 +101,13 @@ export function scanRoots(roots: ScanRoots, options: ScanOptions = {}): ScanResu
   }
   if (options.global) scanRoot(out, "global", roots.global);
 
-  const rows = admitRows(out.rows, tier);
+  const loading = options.loading;
+  const candidates = loading ? loading.addRows(out.rows) : out.rows;
+  const admitted = admitRows(candidates, tier);
+  const rows = loading ? loading.annotate(admitted) : admitted;
   const global = options.global ? roots.global : null;
-  const document = buildDocument(roots.project, global, tier, rows, out.issues);
+  const document = buildDocument(roots.project, global, tier, rows, out.issues, {
+    loaded: loading !== undefined,
+  });
   return { document, complete: out.issues.length === 0, warnings: out.warnings };
 }

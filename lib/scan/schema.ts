@@ -53,7 +53,8 @@ export type Loading =
   | "on-demand"
   | "runtime-dependent"
   | "selected-agent"
-  | "invoked-skill";
+  | "invoked-skill"
+  | "skill-listing";
 /** The loading conditions. */
 export const LoadingSchema = z.enum([
   "startup-instruction",
@@ -66,6 +67,38 @@ export const LoadingSchema = z.enum([
   "runtime-dependent",
   "selected-agent",
   "invoked-skill",
+  "skill-listing",
+]);
+
+/**
+ * Why a row's `loaded_bytes` differs from what a whole-file count suggests (`--loaded` only;
+ * `references/context-scan.md#loaded-figures`).
+ */
+export type LimitCode =
+  | "html-comments-hidden"
+  | "imports-included"
+  | "import-depth-exceeded"
+  | "import-unreadable"
+  | "memory-truncated"
+  | "description-capped"
+  | "not-listed"
+  | "path-scoped"
+  | "on-demand"
+  | "import-only"
+  | "unreadable";
+/** The limit codes. */
+export const LimitCodeSchema = z.enum([
+  "html-comments-hidden",
+  "imports-included",
+  "import-depth-exceeded",
+  "import-unreadable",
+  "memory-truncated",
+  "description-capped",
+  "not-listed",
+  "path-scoped",
+  "on-demand",
+  "import-only",
+  "unreadable",
 ]);
 
 /** One inventory row of `files` (keys in output order). */
@@ -86,6 +119,12 @@ export interface ScanRow {
   estimated: boolean;
   /** Loading condition. */
   loading: Loading;
+  /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
+  loaded_bytes?: number;
+  /** `--loaded` only: `floor(loaded_bytes / 4)`. */
+  loaded_tokens?: number;
+  /** `--loaded` only: the loading rules that shaped `loaded_bytes` (possibly none). */
+  limits?: LimitCode[];
 }
 
 /** Schema of one inventory row. */
@@ -98,6 +137,9 @@ export const ScanRowSchema = z.object({
   tokens: z.number().int().nonnegative(),
   estimated: z.boolean(),
   loading: LoadingSchema,
+  loaded_bytes: z.number().int().nonnegative().optional(),
+  loaded_tokens: z.number().int().nonnegative().optional(),
+  limits: z.array(LimitCodeSchema).optional(),
 });
 
 /** One entry of `scan_issues` (keys in output order). */
@@ -123,6 +165,23 @@ export const ScanIssueSchema = z.object({
   detail: z.string(),
 });
 
+/** `{files, bytes, tokens}` of the loaded figures of one tier (`--loaded` only). */
+export interface ScanLoadedTotal {
+  /** Rows with `loaded_bytes` > 0. */
+  files: number;
+  /** Sum of their `loaded_bytes`. */
+  bytes: number;
+  /** Sum of their `loaded_tokens`. */
+  tokens: number;
+}
+
+/** Schema of a loaded total. */
+export const ScanLoadedTotalSchema = z.object({
+  files: z.number().int().nonnegative(),
+  bytes: z.number().int().nonnegative(),
+  tokens: z.number().int().nonnegative(),
+});
+
 /** `{files, bytes, tokens}` of one tier or the grand total. */
 export interface ScanTotal {
   /** Admitted rows. */
@@ -131,6 +190,8 @@ export interface ScanTotal {
   bytes: number;
   /** Sum of their per-row token floors. */
   tokens: number;
+  /** `--loaded` only: the same sums over the loaded figures. */
+  loaded?: ScanLoadedTotal;
 }
 
 /** Schema of one total. */
@@ -138,6 +199,7 @@ export const ScanTotalSchema = z.object({
   files: z.number().int().nonnegative(),
   bytes: z.number().int().nonnegative(),
   tokens: z.number().int().nonnegative(),
+  loaded: ScanLoadedTotalSchema.optional(),
 });
 
 /** The `totals` object: per tier, then `grand`. */

@@ -1,0 +1,201 @@
+/**
+ * `--format table`: the scan document as a report a person reads in ten seconds
+ * (`references/context-scan.md#table-report`) — per-tier totals (potential and, with `--loaded`,
+ * loaded), the 10 heaviest rows with a proportional bar, the limits that fired and the scan
+ * issues, fitted to a width. A pure function of the document; the command line picks the width
+ * and whether to colour.
+ *
+ * @module
+ */
+
+import { printable } from "../text.ts";
+import { LIMIT_MEANINGS, RULES_AS_OF } from "./loading_rules.ts";
+import type { LimitCode, ScanDocument, ScanRow, ScanTotal } from "./schema.ts";
+
+/** How to render the report. */
+export interface ReportOptions {
+  /** Columns to fit (at least {@linkcode MIN_WIDTH} are used). */
+  width: number;
+  /** Use ANSI colours (the command line: a TTY without `NO_COLOR`). */
+  color: boolean;
+  /** The home directory, shown as `~` in paths outside the project root. */
+  home?: string;
+}
+
+/** The narrowest report: below this the columns no longer fit. */
+export const MIN_WIDTH = 60;
+/** How many rows the heaviest-files list shows. */
+export const HEAVIEST = 10;
+
+const TIER_COLOR: Readonly<Record<string, string>> = {
+  "always-on": "33",
+  "per-spawn": "36",
+  "per-invocation": "35",
+};
+
+/** Code points of `s` (what the report counts as its width). */
+function width(s: string): number {
+  let n = 0;
+  for (const _ of s) n++;
+  return n;
+}
+
+/** `s` cut to `max` code points, keeping its end behind a leading `…`. */
+function keepEnd(s: string, max: number): string {
+  const chars = [...s];
+  if (chars.length <= max) return s;
+  return max <= 0 ? "" : "…" + chars.slice(chars.length - max + 1).join("");
+}
+
+/** `s` cut to `max` code points, keeping its start before a trailing `…`. */
+function keepStart(s: string, max: number): string {
+  const chars = [...s];
+  if (chars.length <= max) return s;
+  return max <= 0 ? "" : chars.slice(0, max - 1).join("") + "…";
+}
+
+function padEnd(s: string, n: number): string {
+  return s + " ".repeat(Math.max(0, n - width(s)));
+}
+
+function padStart(s: string, n: number): string {
+  return " ".repeat(Math.max(0, n - width(s))) + s;
+}
+
+function num(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/**
+ * Render the report (every line at most `width` code points; names through `printable`).
+ *
+ * @example
+ * ```ts ignore
+ * import { renderReport } from "./report.ts";
+ * console.log(renderReport(scanContext({ root: "." }).document, { width: 80, color: false }));
+ * ```
+ */
+export function renderReport(doc: ScanDocument, options: ReportOptions): string {
+  const w = Math.max(MIN_WIDTH, Math.floor(options.width));
+  const paint = (code: string, s: string) => options.color ? `\x1b[${code}m${s}\x1b[0m` : s;
+  const bold = (s: string) => paint("1", s);
+  const loaded = doc.totals.grand.loaded !== undefined;
+  const show = (path: string) => printable(displayPath(path, doc, options.home));
+  const out: string[] = [];
+
+  const root = (path: string) => printable(tildePath(path, options.home));
+  out.push(bold(keepEnd(`context-scan ${root(doc.roots.project)}`, w)));
+  if (doc.roots.global !== null) out.push(keepEnd(`global root  ${root(doc.roots.global)}`, w));
+  if (doc.tier_filter !== "all") out.push(`tier filter   ${doc.tier_filter}`);
+  out.push(keepStart(
+    loaded
+      ? `tokens = bytes/4; loaded = what Claude Code loads (documented rules, ${RULES_AS_OF})`
+      : "tokens = bytes/4 of whole files (potential inventory; --loaded models loading)",
+    w,
+  ));
+  out.push("");
+
+  // Per-tier totals.
+  const totalCols = (t: ScanTotal) =>
+    padStart(num(t.files), 7) + padStart(num(t.tokens), 11) +
+    (loaded ? padStart(num(t.loaded?.tokens ?? 0), 11) : "");
+  out.push(bold(
+    padEnd("TIER", 16) + padStart("FILES", 7) + padStart("TOKENS", 11) +
+      (loaded ? padStart("LOADED", 11) : ""),
+  ));
+  for (const tier of ["always-on", "per-spawn", "per-invocation"] as const) {
+    out.push(paint(TIER_COLOR[tier], padEnd(tier, 16)) + totalCols(doc.totals[tier]));
+  }
+  out.push(padEnd("total", 16) + totalCols(doc.totals.grand));
+  out.push("");
+
+  // The heaviest rows.
+  const rank = (r: ScanRow) => loaded ? (r.loaded_tokens ?? 0) : r.tokens;
+  const heaviest = doc.files
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => rank(b.row) - rank(a.row) || b.row.tokens - a.row.tokens || a.i - b.i)
+    .slice(0, HEAVIEST)
+    .map(({ row }) => row);
+  out.push(bold(keepStart(
+    `HEAVIEST ${heaviest.length === 1 ? "ROW" : `${heaviest.length} ROWS`} (by ${
+      loaded ? "loaded" : "potential"
+    } tokens)`,
+    w,
+  )));
+  const barWidth = Math.floor(w / 10);
+  const figures = (tokens: string, loadedTokens: string) =>
+    padStart(tokens, 9) + (loaded ? padStart(loadedTokens, 9) : "");
+  const pathWidth = w - (2 + barWidth + (loaded ? 18 : 9) + 2 + 14 + 2);
+  if (heaviest.length === 0) out.push("  none");
+  else {
+    out.push(
+      `  ${" ".repeat(barWidth)}${figures("tokens", "loaded")}  ${padEnd("tier", 14)}  path`,
+    );
+  }
+  const max = Math.max(0, ...heaviest.map(rank));
+  for (const row of heaviest) {
+    const value = rank(row);
+    const length = max === 0
+      ? 0
+      : Math.max(value > 0 ? 1 : 0, Math.round((value / max) * barWidth));
+    const bar = paint(TIER_COLOR[row.tier], "█".repeat(length)) + " ".repeat(barWidth - length);
+    const suffix = kindSuffix(row);
+    const path = keepEnd(show(row.path), pathWidth - width(suffix)) + suffix;
+    const numbers = figures(num(row.tokens), num(row.loaded_tokens ?? 0));
+    out.push(`  ${bar}${numbers}  ${padEnd(row.tier, 14)}  ${path}`);
+  }
+
+  // Limits that fired.
+  if (loaded) {
+    out.push("");
+    const counts = new Map<LimitCode, number>();
+    for (const row of doc.files) {
+      for (const code of row.limits ?? []) counts.set(code, (counts.get(code) ?? 0) + 1);
+    }
+    out.push(bold("LIMITS THAT FIRED"));
+    if (counts.size === 0) out.push("  none");
+    for (const [code, count] of [...counts].sort((a, b) => b[1] - a[1] || (a[0] < b[0] ? -1 : 1))) {
+      const line = `${padEnd(code, 22)}${padStart(num(count), 5)}  ${LIMIT_MEANINGS[code]}`;
+      out.push(`  ${paint("33", keepStart(line, w - 2))}`);
+    }
+  }
+
+  // Scan issues.
+  out.push("");
+  out.push(bold(`SCAN ISSUES (${doc.scan_issues.length})`));
+  if (doc.scan_issues.length === 0) out.push(`  ${paint("32", "none: the inventory is complete")}`);
+  for (const issue of doc.scan_issues) {
+    out.push(`  ${paint("31", keepEnd(show(issue.path), w - 2))}`);
+    // Problem lines name absolute paths: shown relative to the project root, so the reason fits.
+    for (const line of issue.detail.split("\n")) {
+      const short = line.replaceAll(`${doc.roots.project}/`, "");
+      out.push(`    ${keepStart(printable(short), w - 4)}`);
+    }
+  }
+  return out.join("\n") + "\n";
+}
+
+/** A row's kind, when not a whole file, as a suffix of its path. */
+function kindSuffix(row: ScanRow): string {
+  if (row.loading === "skill-listing") return " [listing]";
+  if (row.kind === "field:description") return " [description]";
+  if (row.kind === "hook-payload") return " [hook]";
+  return "";
+}
+
+/** `path` with a leading home directory written `~`. */
+function tildePath(path: string, home: string | undefined): string {
+  if (home === undefined || home === "" || home === "/") return path;
+  if (path === home) return "~";
+  return path.startsWith(`${home}/`) ? `~/${path.slice(home.length + 1)}` : path;
+}
+
+/**
+ * A row's path as the report shows it: relative below the project root, else `~/…` below the
+ * home directory, else absolute.
+ */
+export function displayPath(path: string, doc: ScanDocument, home: string | undefined): string {
+  const project = doc.roots.project;
+  if (path.startsWith(`${project}/`)) return path.slice(project.length + 1);
+  return tildePath(path, home);
+}

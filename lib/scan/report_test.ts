@@ -1,0 +1,175 @@
+// deno-lint-ignore-file no-control-regex -- the tests match ANSI colour escapes on purpose
+import assert from "node:assert/strict";
+import { buildDocument } from "./document.ts";
+import { renderReport } from "./report.ts";
+import type { ScanRow } from "./schema.ts";
+
+const R = "/home/ana/demo";
+
+function row(
+  path: string,
+  tier: ScanRow["tier"],
+  bytes: number,
+  loaded: number,
+  extra: Partial<ScanRow> = {},
+): ScanRow {
+  return {
+    path,
+    root: "project",
+    tier,
+    kind: "file",
+    bytes,
+    tokens: Math.floor(bytes / 4),
+    estimated: false,
+    loading: "startup-instruction",
+    loaded_bytes: loaded,
+    loaded_tokens: Math.floor(loaded / 4),
+    limits: [],
+    ...extra,
+  };
+}
+
+/** A document with every section filled: a long path, a name needing quotes, limits, an issue. */
+function sample() {
+  const rows: ScanRow[] = [
+    row(`${R}/CLAUDE.md`, "always-on", 4_000, 9_000, { limits: ["imports-included"] }),
+    row(`${R}/.claude/rules/api/scoped.md`, "always-on", 2_000, 0, {
+      loading: "path-scoped-rule",
+      limits: ["path-scoped"],
+    }),
+    row("/home/ana/.claude/projects/-home-ana-demo/memory/MEMORY.md", "always-on", 40_000, 25_000, {
+      loading: "memory-index-limited",
+      limits: ["memory-truncated"],
+    }),
+    row(
+      `${R}/skills/a-skill-with-a-very-long-directory-name/SKILL.md`,
+      "per-invocation",
+      12_000,
+      12_000,
+      {
+        loading: "invoked-skill",
+      },
+    ),
+    row(`${R}/skills/a-skill-with-a-very-long-directory-name/SKILL.md`, "always-on", 3_000, 1_540, {
+      kind: "field:description",
+      loading: "skill-listing",
+      limits: ["description-capped"],
+    }),
+    row(`${R}/agents/new\nline.md`, "per-spawn", 800, 800, { loading: "selected-agent" }),
+  ];
+  const issues = [{
+    root: "project" as const,
+    path: `${R}/.claude/rules`,
+    kind: "discovery-incomplete" as const,
+    exit_status: 1,
+    detail: `'${R}/.claude/rules/locked': Permission denied`,
+  }];
+  return buildDocument(R, null, "all", rows, issues, { loaded: true });
+}
+
+Deno.test("renderReport: 80 columns, no colour", () => {
+  assert.equal(renderReport(sample(), { width: 80, color: false, home: "/home/ana" }), REPORT_80);
+});
+
+Deno.test("renderReport: 120 columns, no colour; every line fits", () => {
+  const out = renderReport(sample(), { width: 120, color: false, home: "/home/ana" });
+  assert.equal(out, REPORT_120);
+  for (const width of [60, 80, 120, 200]) {
+    const text = renderReport(sample(), { width, color: false });
+    for (const line of text.split("\n")) assert.ok([...line].length <= width, `${width}: ${line}`);
+  }
+  assert.equal(
+    renderReport(sample(), { width: 20, color: false }),
+    renderReport(sample(), { width: 60, color: false }),
+  );
+});
+
+Deno.test("renderReport: colour is ANSI SGR only, and stripping it gives the plain report", () => {
+  const coloured = renderReport(sample(), { width: 80, color: true, home: "/home/ana" });
+  assert.match(coloured, /\x1b\[1mcontext-scan ~\/demo\x1b\[0m/);
+  assert.match(coloured, /\x1b\[33m█+\x1b\[0m/);
+  assert.equal(coloured.replace(/\x1b\[[0-9]+m/g, ""), REPORT_80);
+});
+
+Deno.test("renderReport: without loaded figures there are no LOADED column and no limits", () => {
+  const doc = buildDocument(R, null, "always-on", [], []);
+  const out = renderReport(doc, { width: 80, color: false });
+  assert.equal(
+    out,
+    [
+      "context-scan /home/ana/demo",
+      "tier filter   always-on",
+      "tokens = bytes/4 of whole files (potential inventory; --loaded models loading)",
+      "",
+      "TIER              FILES     TOKENS",
+      "always-on             0          0",
+      "per-spawn             0          0",
+      "per-invocation        0          0",
+      "total                 0          0",
+      "",
+      "HEAVIEST 0 ROWS (by potential tokens)",
+      "  none",
+      "",
+      "SCAN ISSUES (0)",
+      "  none: the inventory is complete",
+      "",
+    ].join("\n"),
+  );
+});
+
+const REPORT_80 = `context-scan ~/demo
+tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+
+TIER              FILES     TOKENS     LOADED
+always-on             4     12,250      8,885
+per-spawn             1        200        200
+per-invocation        1      3,000      3,000
+total                 6     15,450     12,085
+
+HEAVIEST 6 ROWS (by loaded tokens)
+             tokens   loaded  tier            path
+  ████████   10,000    6,250  always-on       …s/-home-ana-demo/memory/MEMORY.md
+  ████        3,000    3,000  per-invocation  …very-long-directory-name/SKILL.md
+  ███         1,000    2,250  always-on       CLAUDE.md
+  █             750      385  always-on       …directory-name/SKILL.md [listing]
+  █             200      200  per-spawn       "agents/new\\nline.md"
+                500        0  always-on       .claude/rules/api/scoped.md
+
+LIMITS THAT FIRED
+  description-capped        1  skill listing cut at 1,536 characters
+  imports-included          1  @path imports counted into the importer
+  memory-truncated          1  MEMORY.md cut at 200 lines / 25 KB
+  path-scoped               1  loads when a matching file is read; 0 at start
+
+SCAN ISSUES (1)
+  .claude/rules
+    '.claude/rules/locked': Permission denied
+`;
+const REPORT_120 = `context-scan ~/demo
+tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+
+TIER              FILES     TOKENS     LOADED
+always-on             4     12,250      8,885
+per-spawn             1        200        200
+per-invocation        1      3,000      3,000
+total                 6     15,450     12,085
+
+HEAVIEST 6 ROWS (by loaded tokens)
+                 tokens   loaded  tier            path
+  ████████████   10,000    6,250  always-on       ~/.claude/projects/-home-ana-demo/memory/MEMORY.md
+  ██████          3,000    3,000  per-invocation  skills/a-skill-with-a-very-long-directory-name/SKILL.md
+  ████            1,000    2,250  always-on       CLAUDE.md
+  █                 750      385  always-on       skills/a-skill-with-a-very-long-directory-name/SKILL.md [listing]
+  █                 200      200  per-spawn       "agents/new\\nline.md"
+                    500        0  always-on       .claude/rules/api/scoped.md
+
+LIMITS THAT FIRED
+  description-capped        1  skill listing cut at 1,536 characters
+  imports-included          1  @path imports counted into the importer
+  memory-truncated          1  MEMORY.md cut at 200 lines / 25 KB
+  path-scoped               1  loads when a matching file is read; 0 at start
+
+SCAN ISSUES (1)
+  .claude/rules
+    '.claude/rules/locked': Permission denied
+`;

@@ -1,0 +1,334 @@
+// deno-lint-ignore-file no-control-regex -- the tests match ANSI colour escapes on purpose
+/**
+ * context-scan `--loaded`, `--format table` and `--budget` (`references/context-scan.md#loaded-figures`,
+ * `#table-report`, `#budget`): every loading rule on a fixture, the report at 80 and 120 columns,
+ * colour only on a terminal without NO_COLOR, and the budget line and exit codes. Runs the tool as a
+ * child process (sources, or the bundle with CTXKIT_TEST_TARGET=bundle).
+ */
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { baseEnv, isolatedCommand, makeTempDir, toolCommand, writeTree } from "./_helpers.ts";
+import { buildExample, scan, type ScanRun, slugOf } from "./context_scan_fixtures.ts";
+import type { ScanDocument, ScanRow } from "../lib/scan/schema.ts";
+
+const OK = "✅ EXIT:0\n";
+
+/** The worked example with `--loaded` (paths under `/home/u`, as in the default snapshot). */
+const EXAMPLE_LOADED = `{
+  "roots": {"project": "/home/u/demo", "global": "/home/u/.claude"},
+  "tier_filter": "all",
+  "token_model": "chars/4",
+  "measurement": {"scope": "potential-inventory", "token_proxy": "bytes/4", "actual_loading_observed": false},
+  "files": [
+    {"path":"/home/u/demo/CLAUDE.md","root":"project","tier":"always-on","kind":"file","bytes":17,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":17,"loaded_tokens":4,"limits":[]},
+    {"path":"/home/u/demo/.claude/rules/api/scoped.md","root":"project","tier":"always-on","kind":"file","bytes":46,"tokens":11,"estimated":false,"loading":"path-scoped-rule","loaded_bytes":0,"loaded_tokens":0,"limits":["path-scoped"]},
+    {"path":"/home/u/demo/.claude/rules/style.md","root":"project","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"unscoped-rule","loaded_bytes":18,"loaded_tokens":4,"limits":[]},
+    {"path":"/home/u/demo/.claude/convention/naming.txt","root":"project","tier":"always-on","kind":"file","bytes":19,"tokens":4,"estimated":false,"loading":"import-or-read-required","loaded_bytes":0,"loaded_tokens":0,"limits":["import-only"]},
+    {"path":"/home/u/demo/tools/hooks/lib/inject.mjs","root":"project","tier":"always-on","kind":"hook-payload","bytes":14,"tokens":3,"estimated":true,"loading":"runtime-dependent","loaded_bytes":14,"loaded_tokens":3,"limits":[]},
+    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"per-spawn","kind":"file","bytes":99,"tokens":24,"estimated":false,"loading":"selected-agent","loaded_bytes":99,"loaded_tokens":24,"limits":[]},
+    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"always-on","kind":"field:description","bytes":32,"tokens":8,"estimated":false,"loading":"runtime-dependent","loaded_bytes":32,"loaded_tokens":8,"limits":[]},
+    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"per-spawn","kind":"file","bytes":42,"tokens":10,"estimated":false,"loading":"selected-agent","loaded_bytes":42,"loaded_tokens":10,"limits":[]},
+    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"always-on","kind":"field:description","bytes":15,"tokens":3,"estimated":false,"loading":"runtime-dependent","loaded_bytes":15,"loaded_tokens":3,"limits":[]},
+    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"per-invocation","kind":"file","bytes":32,"tokens":8,"estimated":false,"loading":"invoked-skill","loaded_bytes":32,"loaded_tokens":8,"limits":[]},
+    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"always-on","kind":"field:description","bytes":4,"tokens":1,"estimated":false,"loading":"skill-listing","loaded_bytes":4,"loaded_tokens":1,"limits":[]},
+    {"path":"/home/u/demo/tools/skills/demo/references/guide.md","root":"project","tier":"per-invocation","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"on-demand","loaded_bytes":18,"loaded_tokens":4,"limits":[]},
+    {"path":"/home/u/.claude/projects/-home-u-demo/memory/MEMORY.md","root":"project","tier":"always-on","kind":"file","bytes":20,"tokens":5,"estimated":false,"loading":"memory-index-limited","loaded_bytes":20,"loaded_tokens":5,"limits":[]},
+    {"path":"/home/u/.claude/projects/-home-u-demo/memory/topic.md","root":"project","tier":"always-on","kind":"file","bytes":31,"tokens":7,"estimated":false,"loading":"on-demand","loaded_bytes":0,"loaded_tokens":0,"limits":["on-demand"]},
+    {"path":"/home/u/.claude/CLAUDE.md","root":"global","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":18,"loaded_tokens":4,"limits":[]}
+  ],
+  "scan_issues": [
+  ],
+  "totals": {
+    "always-on": {"files": 11, "bytes": 234, "tokens": 54, "loaded": {"files": 8, "bytes": 138, "tokens": 32}},
+    "per-spawn": {"files": 2, "bytes": 141, "tokens": 34, "loaded": {"files": 2, "bytes": 141, "tokens": 34}},
+    "per-invocation": {"files": 2, "bytes": 50, "tokens": 12, "loaded": {"files": 2, "bytes": 50, "tokens": 12}},
+    "grand": {"files": 15, "bytes": 425, "tokens": 100, "loaded": {"files": 12, "bytes": 329, "tokens": 78}}
+  }
+}
+`;
+
+/** The worked example's report at 80 columns (HOME is the example's home, so paths show `~`). */
+const TABLE_80 = `context-scan ~/demo
+global root  ~/.claude
+tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+
+TIER              FILES     TOKENS     LOADED
+always-on            11         54         32
+per-spawn             2         34         34
+per-invocation        2         12         12
+total                15        100         78
+
+HEAVIEST 10 ROWS (by loaded tokens)
+             tokens   loaded  tier            path
+  ████████       24       24  per-spawn       .claude/agents/reviewer.md
+  ███            10       10  per-spawn       tools/agents/helper.md
+  ███             8        8  always-on       …/agents/reviewer.md [description]
+  ███             8        8  per-invocation  tools/skills/demo/SKILL.md
+  ██              5        5  always-on       …SLUG/memory/MEMORY.md
+  █               4        4  always-on       CLAUDE.md
+  █               4        4  always-on       .claude/rules/style.md
+  █               4        4  per-invocation  …s/skills/demo/references/guide.md
+  █               4        4  always-on       ~/.claude/CLAUDE.md
+  █               3        3  always-on       tools/hooks/lib/inject.mjs [hook]
+
+LIMITS THAT FIRED
+  import-only               1  not auto-loaded, only via @import; 0 at start
+  on-demand                 1  loads only when read; 0 at start-up
+  path-scoped               1  loads when a matching file is read; 0 at start
+
+SCAN ISSUES (0)
+  none: the inventory is complete
+`;
+
+/** The worked example's report at 120 columns, without `--loaded`. */
+const TABLE_120 = `context-scan ~/demo
+global root  ~/.claude
+tokens = bytes/4 of whole files (potential inventory; --loaded models loading)
+
+TIER              FILES     TOKENS
+always-on            10         53
+per-spawn             2         34
+per-invocation        2         12
+total                14         99
+
+HEAVIEST 10 ROWS (by potential tokens)
+                 tokens  tier            path
+  ████████████       24  per-spawn       .claude/agents/reviewer.md
+  ██████             11  always-on       .claude/rules/api/scoped.md
+  █████              10  per-spawn       tools/agents/helper.md
+  ████                8  always-on       .claude/agents/reviewer.md [description]
+  ████                8  per-invocation  tools/skills/demo/SKILL.md
+  ████                7  always-on       …SLUG/memory/topic.md
+  ███                 5  always-on       …SLUG/memory/MEMORY.md
+  ██                  4  always-on       CLAUDE.md
+  ██                  4  always-on       .claude/rules/style.md
+  ██                  4  always-on       .claude/convention/naming.txt
+
+SCAN ISSUES (0)
+  none: the inventory is complete
+`;
+
+function clean(r: ScanRun): ScanDocument {
+  assert.equal(r.stderr, OK, r.stderr);
+  assert.equal(r.code, 0);
+  assert.ok(r.doc, "stdout is a valid scan document");
+  return r.doc;
+}
+
+/** Rows as `relative-path kind loaded_bytes limits…`. */
+function loaded(rows: ScanRow[], base: string): string[] {
+  return rows.map((row) => {
+    const rel = row.path.startsWith(base + "/") ? row.path.slice(base.length + 1) : row.path;
+    return [rel, row.kind, row.loaded_bytes, ...(row.limits ?? [])].join(" ");
+  });
+}
+
+Deno.test("--loaded on the worked example: exact document; without it the default document is unchanged", () => {
+  const ex = buildExample();
+  const expected = EXAMPLE_LOADED
+    .replaceAll("-home-u-demo", slugOf(ex.demo))
+    .replaceAll('"/home/u', `"${ex.home}`);
+  const r = scan(["--root", ".", "--global", "--loaded"], {
+    cwd: ex.demo,
+    env: { HOME: ex.home },
+  });
+  assert.equal(r.stderr, OK);
+  assert.equal(r.stdout, expected);
+  assert.ok(r.doc, "the schema accepts the optional keys");
+  const plain = scan(["--root", ".", "--global", "--loaded", "--json", "--format", "json"], {
+    cwd: ex.demo,
+    env: { HOME: ex.home },
+  });
+  assert.equal(plain.stdout, expected);
+  const without = scan(["--root", ".", "--global"], { cwd: ex.demo, env: { HOME: ex.home } });
+  assert.equal(without.stdout, ex.expected);
+});
+
+Deno.test("--loaded rules: HTML comments, 6-hop import chain, imports in code, cycles, AGENTS.md, path-scoped nested rules, MEMORY.md 300 lines, topic files, skill listings", () => {
+  const root = makeTempDir("ctxkit-loaded-");
+  const chain: Record<string, string> = {};
+  for (const [i, name] of ["a", "b", "c", "d", "e", "f"].entries()) {
+    const next = ["b", "c", "d", "e", "f", "g"][i];
+    chain[`docs/${name}.md`] = `${name}\n@${next}.md @a.md\n`; // every file also imports a (a cycle)
+  }
+  const memory = Array.from({ length: 300 }, (_, i) => `- note ${i}\n`).join("");
+  const longDescription = "d".repeat(3000);
+  writeTree(root, {
+    "CLAUDE.md":
+      "# P\n<!-- hidden -->\n@docs/a.md\n```\n@docs/fenced.md\n```\n`@docs/span.md` @AGENTS.md\n",
+    "AGENTS.md": "agents text\n",
+    ...chain,
+    "docs/g.md": "six hops away\n",
+    "docs/fenced.md": "never imported\n",
+    "docs/span.md": "never imported\n",
+    ".claude/rules/plain.md": "rule <!-- comment --> text\n",
+    ".claude/rules/nested/deep/scoped.md": '---\npaths: ["src/**"]\n---\nscoped\n',
+    ".claude/memory/MEMORY.md": `---\ntitle: index\n---\n<!-- note -->\n${memory}`,
+    ".claude/memory/topic.md": "topic\n",
+    ".claude/skills/long/SKILL.md":
+      `---\nname: long\ndescription: ${longDescription}\nwhen_to_use: when\n---\nbody\n`,
+    ".claude/skills/manual/SKILL.md":
+      "---\nname: manual\ndescription: by hand\ndisable-model-invocation: true\n---\nbody\n",
+    ".claude/skills/plain/SKILL.md": "---\ndescription: short one\n---\nbody\n",
+  });
+  const doc = clean(scan(["--root", root, "--loaded"], { env: { HOME: makeTempDir() } }));
+  const size = (rel: string) => Deno.statSync(`${root}/${rel}`).size;
+  // CLAUDE.md less its comment, plus a..e (hops 1–5; f is hop 6, a again is a cycle) and AGENTS.md;
+  // the fenced and code-span imports are not followed
+  const hops = ["a", "b", "c", "d", "e"].reduce((n, x) => n + size(`docs/${x}.md`), 0);
+  const claude = size("CLAUDE.md") - "<!-- hidden -->".length + hops + size("AGENTS.md");
+  // MEMORY.md: frontmatter gone, the comment's line end is line 1, then notes 0..198
+  const memoryLines = Array.from({ length: 199 }, (_, i) => `- note ${i}\n`).join("").length + 1;
+  assert.deepEqual(loaded(doc.files, root), [
+    `CLAUDE.md file ${claude} html-comments-hidden imports-included import-depth-exceeded`,
+    "AGENTS.md file 0 import-only",
+    ".claude/rules/nested/deep/scoped.md file 0 path-scoped",
+    ".claude/rules/plain.md file 11 html-comments-hidden",
+    `.claude/memory/MEMORY.md file ${memoryLines} html-comments-hidden memory-truncated`,
+    ".claude/memory/topic.md file 0 on-demand",
+    `.claude/skills/long/SKILL.md file ${size(".claude/skills/long/SKILL.md")}`,
+    `.claude/skills/long/SKILL.md field:description ${4 + 1536} description-capped`,
+    `.claude/skills/manual/SKILL.md file ${size(".claude/skills/manual/SKILL.md")}`,
+    ".claude/skills/manual/SKILL.md field:description 0 not-listed",
+    `.claude/skills/plain/SKILL.md file ${size(".claude/skills/plain/SKILL.md")}`,
+    ".claude/skills/plain/SKILL.md field:description 14",
+  ]);
+  const listing = doc.files.find((f) => f.loading === "skill-listing")!;
+  assert.equal(listing.bytes, 4 + 3000 + 1 + 4); // the potential: name + description + \n + when
+  assert.deepEqual(doc.totals["always-on"].loaded, {
+    files: 5,
+    bytes: doc.files.filter((f) => f.tier === "always-on")
+      .reduce((n, f) => n + (f.loaded_bytes ?? 0), 0),
+    tokens: doc.files.filter((f) => f.tier === "always-on")
+      .reduce((n, f) => n + (f.loaded_tokens ?? 0), 0),
+  });
+  // --tier filters the listing rows like any always-on row
+  const invocation = clean(
+    scan(["--root", root, "--loaded", "--tier", "per-invocation"], {
+      env: { HOME: makeTempDir() },
+    }),
+  );
+  assert.ok(invocation.files.every((f) => f.tier === "per-invocation"));
+  assert.deepEqual(invocation.totals["always-on"].loaded, { files: 0, bytes: 0, tokens: 0 });
+});
+
+Deno.test("--format table: the report at 80 columns with --loaded and at 120 without; report is an alias; same exit codes", () => {
+  const ex = buildExample();
+  const env = { HOME: ex.home, COLUMNS: "80" };
+  // memory paths hold the temp dir's slug: shortened or not, they read `…SLUG/memory/…`
+  const normalise = (out: string) =>
+    out.replace(/(…|~\/\.claude\/projects\/)\S*\/memory\//g, "…SLUG/memory/");
+  const t80 = scan(["--root", ".", "--global", "--loaded", "--format", "table"], {
+    cwd: ex.demo,
+    env,
+  });
+  assert.equal(t80.stderr, OK);
+  // the memory path is shortened from the left to fit
+  const memoryLine = t80.stdout.split("\n").find((l) => l.includes("memory/MEMORY.md"))!;
+  assert.equal([...memoryLine].length, 80);
+  assert.equal(normalise(t80.stdout), TABLE_80);
+  assert.ok(t80.stdout.split("\n").every((line) => [...line].length <= 80));
+  const t120 = scan(["--root", ".", "--global", "--format", "report"], {
+    cwd: ex.demo,
+    env: { ...env, COLUMNS: "120" },
+  });
+  assert.equal(t120.stderr, OK);
+  assert.equal(normalise(t120.stdout), TABLE_120);
+  // not a terminal and no COLUMNS: 80 columns
+  const plain = scan(["--root", ".", "--global", "--loaded", "--format", "table"], {
+    cwd: ex.demo,
+    env: { HOME: ex.home },
+  });
+  assert.equal(plain.stdout, t80.stdout);
+  // issues: exit 2, listed at the end of the report
+  const broken = makeTempDir("ctxkit-table-");
+  writeTree(broken, { "CLAUDE.md": "x\n" });
+  Deno.symlinkSync(`${broken}/missing`, `${broken}/rules`);
+  const r = scan(["--root", broken, "--format", "table"], { env: { HOME: makeTempDir() } });
+  assert.equal(r.code, 2);
+  assert.equal(r.stderr, "❌ FAILED EXIT:2\n");
+  assert.ok(
+    r.stdout.endsWith(
+      "SCAN ISSUES (1)\n  rules\n    Instruction directory link does not resolve to a directory\n",
+    ),
+    r.stdout,
+  );
+});
+
+/** Run the tool under a pseudo-terminal (`script`), with `env` exactly. */
+function scanOnTerminal(args: string[], env: Record<string, string>): string {
+  const [program, programArgs] = isolatedCommand(env, [
+    Deno.execPath(),
+    ...toolCommand("context-scan"),
+    ...args,
+  ]);
+  const line = [program, ...programArgs].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");
+  const r = spawnSync("script", ["-qec", line, "/dev/null"], { env: { ...env, COLUMNS: "90" } });
+  return new TextDecoder().decode(r.stdout);
+}
+
+Deno.test("--format table: colour only on a terminal, never with NO_COLOR", () => {
+  const ex = buildExample();
+  const env = baseEnv();
+  delete (env as Record<string, string | undefined>).NO_COLOR;
+  const args = ["--root", ex.demo, "--format", "table"];
+  const base = { ...env, HOME: ex.home, PWD: ex.demo };
+  const coloured = scanOnTerminal(args, base);
+  assert.match(coloured, /\x1b\[1mcontext-scan /);
+  assert.match(coloured, /\x1b\[33malways-on/);
+  const noColor = scanOnTerminal(args, { ...base, NO_COLOR: "1" });
+  assert.doesNotMatch(noColor, /\x1b\[/);
+  assert.match(noColor, /^context-scan ~\/demo\r?\n/);
+  // not a terminal: no colour even without NO_COLOR
+  const piped = scan(args, { env: { HOME: ex.home, NO_COLOR: undefined } });
+  assert.doesNotMatch(piped.stdout, /\x1b\[/);
+});
+
+Deno.test("--budget N: one BUDGET line on stderr; exit 1 when the always-on total (loaded with --loaded) exceeds N", () => {
+  const ex = buildExample();
+  const run = (args: string[]) =>
+    scan(["--root", ex.demo, "--global", ...args], { env: { HOME: ex.home } });
+  const over = run(["--budget", "50"]);
+  assert.equal(over.code, 1);
+  assert.equal(over.stderr, "BUDGET: exceeded always-on 53 > 50 tokens\n❌ FAILED EXIT:1\n");
+  assert.equal(over.stdout, ex.expected); // the document is still printed
+  const ok = run(["--loaded", "--budget", "50"]);
+  assert.equal(ok.code, 0);
+  assert.equal(ok.stderr, "BUDGET: ok always-on loaded 32 <= 50 tokens\n✅ EXIT:0\n");
+  const exact = run(["--budget", "53", "--format", "table"]);
+  assert.equal(exact.code, 0);
+  assert.equal(exact.stderr, "BUDGET: ok always-on 53 <= 53 tokens\n✅ EXIT:0\n");
+  const tight = run(["--loaded", "--budget", "0"]);
+  assert.equal(tight.stderr, "BUDGET: exceeded always-on loaded 32 > 0 tokens\n❌ FAILED EXIT:1\n");
+  // an incomplete inventory keeps exit 2
+  const broken = makeTempDir("ctxkit-budget-");
+  Deno.symlinkSync(`${broken}/missing`, `${broken}/rules`);
+  writeTree(broken, { "CLAUDE.md": "x".repeat(40) });
+  const issues = scan(["--root", broken, "--budget", "1"], { env: { HOME: makeTempDir() } });
+  assert.equal(issues.code, 2);
+  assert.equal(issues.stderr, "BUDGET: exceeded always-on 10 > 1 tokens\n❌ FAILED EXIT:2\n");
+});
+
+Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdout", () => {
+  for (
+    const [args, line] of [
+      [["--budget"], "❌ --budget needs a whole number of tokens: "],
+      [["--budget", "-1"], "❌ --budget needs a whole number of tokens: -1"],
+      [["--budget", "1.5"], "❌ --budget needs a whole number of tokens: 1.5"],
+      [["--budget", "1e3"], "❌ --budget needs a whole number of tokens: 1e3"],
+      [
+        ["--budget", "99999999999999999999"],
+        "❌ --budget needs a whole number of tokens: 99999999999999999999",
+      ],
+      [["--format"], "❌ unknown format: "],
+      [["--format", "yaml"], "❌ unknown format: yaml"],
+      [["--format", "x\ny"], '❌ unknown format: "x\\ny"'],
+      [["--loaded=1"], "❌ unknown option: --loaded=1"],
+    ] as const
+  ) {
+    const r = scan([...args]);
+    assert.equal(r.stderr, `${line}\n❌ FAILED EXIT:2\n`, args.join(" "));
+    assert.equal(r.stdout, "");
+    assert.equal(r.code, 2);
+  }
+});
