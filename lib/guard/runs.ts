@@ -97,6 +97,9 @@ export function compareRuns(a: Run, b: Run): number {
   if (sa !== sb) return sb - sa;
   const ca = a.head?.created;
   const cb = b.head?.created;
+  // A run that recorded when it was made comes before one that did not.
+  if (ca !== undefined && cb === undefined) return -1;
+  if (ca === undefined && cb !== undefined) return 1;
   if (ca !== undefined && cb !== undefined && ca !== cb) return cb - ca;
   return compareRunNames(a.name, b.name);
 }
@@ -150,14 +153,14 @@ export function nextSeq(backups: string): number {
   return readRuns(backups).reduce((max, r) => Math.max(max, r.head?.seq ?? 0), 0) + 1;
 }
 
-const physical = new Map<string, string | undefined>();
-
-/** True when two roots are the same directory: the same string, or the same physical path. */
+/**
+ * True when two roots are the same directory: the same string, or the same physical path, resolved
+ * now (never remembered: a directory made or a link re-pointed since must count).
+ */
 export function sameRoot(a: string, b: string): boolean {
   if (a === b) return true;
-  for (const p of [a, b]) if (!physical.has(p)) physical.set(p, physicalPath(p));
-  const x = physical.get(a);
-  return x !== undefined && x === physical.get(b);
+  const x = physicalPath(a);
+  return x !== undefined && x === physicalPath(b);
 }
 
 /** The complete runs of `layer` whose root is `root`, newest first. */
@@ -241,13 +244,16 @@ function runInstant(run: Run): number {
   return run.head?.created ?? stampInstant(run.name) ?? mtimeOf(run.dir);
 }
 
-function prune(run: Run, backups: string, reporter: Reporter): void {
+/** Delete one run; false when it was gone already (another snapshot's retention took it). */
+function prune(run: Run, backups: string, reporter: Reporter): boolean {
   let ok = false;
   try {
     const st = Deno.lstatSync(run.dir);
     ok = st.isDirectory && run.dir === `${backups}/${run.name}` && !run.name.includes("/") &&
       run.name.endsWith(SUFFIX);
-  } catch { /* vanished: refuse below */ }
+  } catch (e) {
+    if (isAbsent(e)) return false;
+  }
   if (!ok) {
     throw new PathRefusedError(
       run.dir,
@@ -258,9 +264,11 @@ function prune(run: Run, backups: string, reporter: Reporter): void {
   try {
     Deno.removeSync(run.dir, { recursive: true });
   } catch (e) {
-    if (!isAbsent(e)) throw e; // else: removed meanwhile by another run's retention
+    if (!isAbsent(e)) throw e;
+    return false; // removed meanwhile by another run's retention
   }
   reporter.out(text`PRUNED: ${run.dir}`);
+  return true;
 }
 
 /**
@@ -288,8 +296,7 @@ export function pruneRuns(
   );
   const pruned: string[] = [];
   for (const run of [...doomed, ...stale].sort(compareRuns)) {
-    prune(run, backups, reporter);
-    pruned.push(run.dir);
+    if (prune(run, backups, reporter)) pruned.push(run.dir);
   }
   return pruned;
 }

@@ -1,0 +1,35 @@
+import assert from "node:assert/strict";
+
+import { selfCommand } from "./self.ts";
+
+Deno.test("selfCommand: the absolute runtime, the permissions, the repository's config for a source script", () => {
+  assert.equal(Deno.build.standalone, false, "tests run from source");
+  assert.deepEqual(selfCommand("/opt/ctx kit/bin/context-guard.ts", ["--allow-all"]), [
+    Deno.execPath(),
+    "run",
+    "--allow-all",
+    "--config",
+    "/opt/ctx kit/deno.json",
+    "/opt/ctx kit/bin/context-guard.ts",
+  ]);
+  // Only the last /bin/<script> is replaced: a repository under another bin/ keeps its path.
+  assert.deepEqual(selfCommand("/usr/bin/x/bin/prose.ts", ["--allow-read", "--allow-env"]), [
+    Deno.execPath(),
+    "run",
+    "--allow-read",
+    "--allow-env",
+    "--config",
+    "/usr/bin/x/deno.json",
+    "/usr/bin/x/bin/prose.ts",
+  ]);
+});
+
+Deno.test("selfCommand: a bundle runs with --no-config", () => {
+  assert.deepEqual(selfCommand("/opt/dist/context-guard.js", []), [
+    Deno.execPath(),
+    "run",
+    "--no-config",
+    "/opt/dist/context-guard.js",
+  ]);
+  assert.ok(Deno.execPath().startsWith("/"), "the runtime is named absolutely");
+});
