@@ -6,7 +6,22 @@
  * @module
  */
 
-import { chmodSync, mkdirSync, mkdtempSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  existsSync,
+  linkSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  type Stats,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join } from "node:path";
 import { tmpdir } from "node:os";
@@ -24,9 +39,14 @@ export const TARGET: "source" | "bundle" = Deno.env.get("CTXKIT_TEST_TARGET") ==
 
 /** The command line (after the deno executable) that runs `tool`. */
 export function toolCommand(tool: Tool): string[] {
+  return toolCommandIn(REPO, tool);
+}
+
+/** {@linkcode toolCommand} for a program tree at `root` (the checkout, or a copy of it). */
+function toolCommandIn(root: string, tool: Tool): string[] {
   return TARGET === "bundle"
-    ? ["run", "-A", "--no-config", join(REPO, "dist", `${tool}.js`)]
-    : ["run", "-A", "--config", join(REPO, "deno.json"), join(REPO, "bin", `${tool}.ts`)];
+    ? ["run", "-A", "--no-config", join(root, "dist", `${tool}.js`)]
+    : ["run", "-A", "--config", join(root, "deno.json"), join(root, "bin", `${tool}.ts`)];
 }
 
 /** What a finished run printed and returned. */
@@ -96,8 +116,8 @@ export function isolatedCommand(
   return ["env", ["-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command]];
 }
 
-function commandFor(tool: Tool, options: RunOptions): string[] {
-  const cmd = toolCommand(tool);
+function commandFor(tool: Tool, options: RunOptions, root = REPO): string[] {
+  const cmd = toolCommandIn(root, tool);
   if (options.permissions) cmd.splice(1, 1, ...options.permissions);
   if (options.denoFlags) cmd.splice(1, 0, ...options.denoFlags);
   return cmd;
@@ -257,15 +277,201 @@ export function makeSharedTempDir(prefix = "ctxkit-shared-"): string {
   return dir;
 }
 
-let sharedDenoDir: string | undefined;
-let sharedHome: string | undefined;
+/** Where unprivileged runs find everything they need, or why they cannot run at all. */
+type UserSetup =
+  | { ok: true; runtime: string; root: string; denoDir: string; home: string }
+  | { ok: false; reason: string };
+
+let userSetup: UserSetup | undefined;
+
+/** `setpriv` arguments that become {@linkcode UNPRIVILEGED_ID} with no supplementary groups. */
+function dropPrivileges(): string[] {
+  const id = String(UNPRIVILEGED_ID);
+  return ["setpriv", `--reuid=${id}`, `--regid=${id}`, "--clear-groups"];
+}
+
+/** Whether `st`'s mode bits grant `need` (4 read, 2 write, 1 search/execute) to uid = gid = `id`. */
+function grants(st: Stats, id: number, need: number): boolean {
+  const shift = st.uid === id ? 6 : st.gid === id ? 3 : 0;
+  return ((st.mode >> shift) & need) === need;
+}
+
+/** Whether every directory above the physical `path` is searchable by uid `id`. */
+function ancestorsSearchable(path: string, id: number): boolean {
+  for (let dir = dirname(path);; dir = dirname(dir)) {
+    if (!grants(statSync(dir), id, 1)) return false;
+    if (dir === dirname(dir)) return true;
+  }
+}
+
+/**
+ * Whether uid `id` can read the whole tree at `path` (files readable, directories readable and
+ * searchable), judged by mode bits. A symbolic link counts as unreadable (its target's directories
+ * are not checked), so the tree is copied instead, which is merely slower.
+ */
+function treeReadable(path: string, id: number): boolean {
+  const st = lstatSync(path);
+  if (st.isSymbolicLink()) return false;
+  if (!st.isDirectory()) return grants(st, id, 4);
+  return grants(st, id, 5) && readdirSync(path).every((e) => treeReadable(join(path, e), id));
+}
+
+/** Copy the tree at `src` to `dst`, dereferencing links, every entry readable by all. */
+function copyReadable(src: string, dst: string): void {
+  if (statSync(src).isDirectory()) {
+    mkdirSync(dst, { recursive: true });
+    chmodSync(dst, 0o755);
+    for (const e of readdirSync(src)) copyReadable(join(src, e), join(dst, e));
+  } else {
+    mkdirSync(dirname(dst), { recursive: true });
+    copyFileSync(src, dst);
+    chmodSync(dst, 0o644);
+  }
+}
+
+/**
+ * Run `command` with only PATH set; `code` -1 with the error as `stderr` when it cannot start.
+ * Deno.Command, not node:child_process: the latter rewrites arguments after one that names the
+ * Deno executable (it inserted a `run` after it), which broke the probe below.
+ */
+function runPlain(command: string[]): { code: number; stderr: string } {
+  try {
+    const r = new Deno.Command(command[0], {
+      args: command.slice(1),
+      clearEnv: true,
+      env: { PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin" },
+      stdin: "null",
+    }).outputSync();
+    return { code: r.code, stderr: new TextDecoder().decode(r.stderr).trim() };
+  } catch (e) {
+    return { code: -1, stderr: `${command[0]}: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * The Deno executable as uid `id` can reach it: the running one when its directories let that user
+ * through, else a hard link to it (same file system, nothing copied), else a copy (about 95 MB).
+ * The copy is made by a `cp` child rather than in this process: a parallel test worker forking
+ * while this process holds the file open for writing would make executing it fail with ETXTBSY.
+ */
+function reachableRuntime(dir: string, id: number): string {
+  const exe = realpathSync(Deno.execPath());
+  const runnable = grants(statSync(exe), id, 5);
+  if (runnable && ancestorsSearchable(exe, id)) return exe;
+  const dst = join(dir, "deno");
+  // A hard link shares the file's mode, so it only helps when the file itself lets the user in.
+  if (runnable) {
+    try {
+      linkSync(exe, dst);
+      return dst;
+    } catch {
+      // EXDEV (other file system) or links refused: copy below.
+    }
+  }
+  const cp = runPlain(["cp", exe, dst]);
+  if (cp.code !== 0) throw new Error(`cp ${exe} ${dst}: ${cp.stderr}`);
+  chmodSync(dst, 0o755);
+  return dst;
+}
+
+/**
+ * The program tree `root` that uid `id` can read: the checkout when it can, else a copy in `dir`
+ * of just what a run loads — `dist/` for bundles; for sources `bin/`, `lib/`, the config files and
+ * the npm dependencies in `node_modules/` (so a source-target test still tests the sources).
+ */
+function reachableProgram(dir: string, id: number): string {
+  const parts = TARGET === "bundle" ? ["dist"] : ["deno.json", "package.json", "bin", "lib"];
+  if (TARGET === "source") {
+    if (existsSync(join(REPO, "deno.lock"))) parts.push("deno.lock");
+    const pkg: { dependencies?: Record<string, string> } = JSON.parse(
+      readFileSync(join(REPO, "package.json"), "utf8"),
+    );
+    for (const dep of Object.keys(pkg.dependencies ?? {})) parts.push(join("node_modules", dep));
+  }
+  const readable = ancestorsSearchable(REPO, id) && grants(statSync(REPO), id, 1) &&
+    parts.every((p) => treeReadable(join(REPO, p), id));
+  if (readable) return REPO;
+  const root = join(dir, "repo");
+  for (const p of parts) copyReadable(join(REPO, p), join(root, p));
+  return root;
+}
+
+/**
+ * Once per test process: make the runtime, the program, a DENO_DIR and a HOME reachable by
+ * {@linkcode UNPRIVILEGED_ID}, then let that user itself confirm it can use them (this also catches
+ * a missing `setpriv`, a scratch dir under a TMPDIR others cannot enter, ACLs and the like).
+ */
+function setUpUser(): UserSetup {
+  const id = UNPRIVILEGED_ID;
+  try {
+    const dir = makeSharedTempDir("ctxkit-as-user-");
+    const runtime = reachableRuntime(dir, id);
+    const root = reachableProgram(dir, id);
+    const denoDir = join(dir, "deno-dir");
+    mkdirSync(denoDir);
+    chmodSync(denoDir, 0o777);
+    const home = makeSharedTempDir("ctxkit-home-");
+    const entry = TARGET === "bundle" ? join(root, "dist") : join(root, "deno.json");
+    // The probe runs `sh` as the user and lets it test access: setpriv (util-linux 2.38) was seen to
+    // execute a program in a directory uid 65534 cannot enter, so running the runtime proves nothing.
+    const probe = runPlain([
+      ...dropPrivileges(),
+      "/bin/sh",
+      "-c",
+      'test -x "$1" && test -r "$2" && test -w "$3"',
+      "sh",
+      runtime,
+      entry,
+      denoDir,
+    ]);
+    if (probe.code !== 0) {
+      const why = probe.stderr.split("\n")[0] || `cannot reach ${runtime}, ${entry}, ${denoDir}`;
+      return { ok: false, reason: `uid ${id} cannot use the staged run (${why})` };
+    }
+    return { ok: true, runtime, root, denoDir, home };
+  } catch (e) {
+    return { ok: false, reason: `cannot stage a run for uid ${id}: ${(e as Error).message}` };
+  }
+}
+
+/**
+ * Why {@linkcode runToolAsUser} cannot run here, or `undefined` when it can (always `undefined`
+ * when tests do not run as root: they run as the invoking user then).
+ */
+function asUserUnavailable(): string | undefined {
+  if (!IS_ROOT) return undefined;
+  userSetup ??= setUpUser();
+  return userSetup.ok ? undefined : userSetup.reason;
+}
+
+/**
+ * For a test that calls {@linkcode runToolAsUser}: true, after printing one `SKIP: <reason>` line,
+ * when this machine cannot run tools as the unprivileged user (`Deno.test`'s `ignore` is decided
+ * before the test runs; this is decided when it does, so the reason shows in the output).
+ *
+ * @example
+ * ```ts ignore
+ * Deno.test("unreadable dir → issue", () => {
+ *   if (skipWithoutUnprivilegedUser()) return;
+ *   // … runToolAsUser(…)
+ * });
+ * ```
+ */
+export function skipWithoutUnprivilegedUser(): boolean {
+  const reason = asUserUnavailable();
+  if (reason !== undefined) console.log(`SKIP: ${reason}`);
+  return reason !== undefined;
+}
 
 /**
  * Run `tool` like {@linkcode runTool}, but as an unprivileged user, so "unreadable" fixtures
  * (chmod 000) really are unreadable. As root it goes through
  * `setpriv --reuid=65534 --regid=65534 --clear-groups`, with a world-writable DENO_DIR and a
- * world-readable temp HOME; as an ordinary user it runs directly. Fixture directories must be
- * traversable by others (see {@linkcode makeSharedTempDir}).
+ * world-readable temp HOME; the runtime and the program come from the checkout when that user can
+ * reach them, else from a world-readable copy made once per test process (a checkout in a 0700
+ * directory). As an ordinary user it runs directly. Fixture directories must be traversable by
+ * others (see {@linkcode makeSharedTempDir}). Throws when the unprivileged run cannot be set up;
+ * tests avoid that with {@linkcode skipWithoutUnprivilegedUser}.
  *
  * @example
  * ```ts ignore
@@ -275,17 +481,13 @@ let sharedHome: string | undefined;
  */
 export function runToolAsUser(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
   if (!IS_ROOT) return runTool(tool, args, options);
-  if (sharedDenoDir === undefined) {
-    sharedDenoDir = makeTempDir("ctxkit-denodir-");
-    chmodSync(sharedDenoDir, 0o777);
-  }
-  sharedHome ??= makeSharedTempDir("ctxkit-home-");
+  userSetup ??= setUpUser();
+  if (!userSetup.ok) throw new Error(`runToolAsUser: ${userSetup.reason}`);
+  const { runtime, root, denoDir, home } = userSetup;
   const cwd = options.cwd ?? makeSharedTempDir("ctxkit-cwd-");
-  const env = buildEnv({ HOME: sharedHome, DENO_DIR: sharedDenoDir, PWD: cwd, ...options.env });
-  const id = String(UNPRIVILEGED_ID);
-  const setpriv = ["setpriv", `--reuid=${id}`, `--regid=${id}`, "--clear-groups"];
+  const env = buildEnv({ HOME: home, DENO_DIR: denoDir, PWD: cwd, ...options.env });
   return runIsolated(
-    [...setpriv, Deno.execPath(), ...commandFor(tool, options), ...args],
+    [...dropPrivileges(), runtime, ...commandFor(tool, options, root), ...args],
     cwd,
     env,
     options,

@@ -5,7 +5,12 @@
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { makeSharedTempDir, runTool, runToolAsUser } from "./_helpers.ts";
+import {
+  makeSharedTempDir,
+  runTool,
+  runToolAsUser,
+  skipWithoutUnprivilegedUser,
+} from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
@@ -295,6 +300,7 @@ Deno.test("verify-deleted --global: the deleted file and run dir of the global l
 });
 
 Deno.test("verify-deleted: a run dir the user cannot write → exit 2, one clear line, nothing changed", () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const base = makeSharedTempDir("ctxkit-vd-");
   const home = `${base}/home`;
   const proj = `${home}/proj`;

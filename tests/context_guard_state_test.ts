@@ -20,6 +20,7 @@ import {
   makeTempDir,
   runTool,
   runToolAsUser,
+  skipWithoutUnprivilegedUser,
   writeTree,
 } from "./_helpers.ts";
 import { StateDocumentSchema } from "../lib/guard/state/document.ts";
@@ -474,6 +475,7 @@ Deno.test("state: HOME unset without CLAUDE_CONFIG_DIR dies", () => {
 });
 
 Deno.test("state write: an unreadable scan is rejected as invalid JSON, nothing written", () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const proj = makeSharedTempDir("ctxkit-state-");
   writeTree(proj, { "before.json": scanDoc([["a.md", 1]]), "after.json": scanDoc([["a.md", 1]]) });
   chmodSync(join(proj, "before.json"), 0o000);

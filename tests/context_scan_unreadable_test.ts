@@ -4,7 +4,12 @@
  */
 import assert from "node:assert/strict";
 import { chmodSync } from "node:fs";
-import { makeSharedTempDir, runToolAsUser, writeTree } from "./_helpers.ts";
+import {
+  makeSharedTempDir,
+  runToolAsUser,
+  skipWithoutUnprivilegedUser,
+  writeTree,
+} from "./_helpers.ts";
 import { slugOf } from "./context_scan_fixtures.ts";
 import { type ScanDocument, ScanDocumentSchema } from "../lib/scan/schema.ts";
 
@@ -24,6 +29,7 @@ function rel(doc: ScanDocument, base: string): string[] {
 }
 
 Deno.test("Unreadable dir in memory walk and rules walk; unreadable agent and rule file → issue, full JSON, exit 2, no crash", () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const t = makeSharedTempDir("ctxkit-scan-locked-");
   const root = `${t}/proj`;
   const home = `${t}/home`;
@@ -96,6 +102,7 @@ Deno.test("Unreadable dir in memory walk and rules walk; unreadable agent and ru
 });
 
 Deno.test("Unreadable dir in the root walk → ⚠️ skipped unreadable directory: <path> on stderr, exit unchanged (0 on an otherwise clean tree)", () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const t = makeSharedTempDir("ctxkit-scan-rootwalk-");
   const root = `${t}/proj`;
   writeTree(t, {
@@ -120,6 +127,7 @@ Deno.test("Unreadable dir in the root walk → ⚠️ skipped unreadable directo
 });
 
 Deno.test("Unreadable probed file and unreadable .claude directory → one issue per probe/root, full JSON, exit 2 (D5)", () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const t = makeSharedTempDir("ctxkit-scan-probe-");
   const root = `${t}/proj`;
   writeTree(t, {
