@@ -3,13 +3,15 @@
  *
  * Starts a backend on an ephemeral 127.0.0.1 port over a temporary root and mirror, then runs
  * 1,000 toggle+status round-trips (POST /api/prose/toggle alternating the level, then
- * GET /api/prose/status). Two baselines are measured in the same run:
+ * GET /api/prose/status), each request carrying the bearer token read from `D/serve.json` the way
+ * the CLI reads it. Two baselines are measured in the same run:
  *
  * - the same number of `GET /health` requests (the HTTP floor: no flag I/O, no SQLite);
  * - the same number of direct library operations (`setLevel` + `readProseFlag`: the flag file
  *   without HTTP or the mirror).
  *
- * Prints requests/s, p50/p99 latency per request, and the ratios against each baseline.
+ * Prints round-trips/s, requests/s, p50/p99 latency per request, and the ratios against each
+ * baseline.
  *
  * Run: `./node_modules/.bin/deno run -A bench/prose_serve_bench.ts [ROUNDS]`
  */
@@ -19,6 +21,7 @@ import { tmpdir } from "node:os";
 import { startProseServer } from "../lib/prose/server.ts";
 import { readProseFlag } from "../lib/prose/mod.ts";
 import { setLevel } from "../lib/prose/ops.ts";
+import { backendTarget } from "../lib/prose/token.ts";
 
 const ROUNDS = Number(Deno.args[0] ?? 1000);
 
@@ -70,23 +73,27 @@ const server = await startProseServer({
   opts: { root },
 });
 try {
+  const target = backendTarget(server.url, { root });
+  if (target.token === undefined) throw new Error(`no token: ${target.missing}`);
+  const auth = { authorization: `Bearer ${target.token}` };
   const toggle = (level: string) =>
-    fetch(`${server.url}/api/prose/toggle`, {
+    fetch(`${target.origin}/api/prose/toggle`, {
       method: "POST",
-      headers: { "content-type": "application/json" },
+      headers: { "content-type": "application/json", ...auth },
       body: JSON.stringify({ action: "on", level }),
     });
+  const status = () => fetch(`${target.origin}/api/prose/status`, { headers: auth });
   // Warm-up: JIT, connection pool, SQLite page cache.
   for (let i = 0; i < 50; i++) {
     await expectOk(await toggle(i % 2 ? "full" : "minimal"));
-    await expectOk(await fetch(`${server.url}/api/prose/status`));
+    await expectOk(await status());
     await expectOk(await fetch(`${server.url}/health`));
   }
 
   console.log(`prose serve on ${server.url}, ${ROUNDS} rounds`);
   const serve = await timed(ROUNDS * 2, async (i) => {
     if (i % 2 === 0) await expectOk(await toggle(i % 4 === 0 ? "minimal" : "full"));
-    else await expectOk(await fetch(`${server.url}/api/prose/status`));
+    else await expectOk(await status());
   });
   const health = await timed(ROUNDS * 2, async () => {
     await expectOk(await fetch(`${server.url}/health`));
@@ -101,6 +108,9 @@ try {
   });
 
   const s = report("toggle+status (HTTP+SQLite)", serve, "requests");
+  console.log(
+    `toggle+status round-trips (token in place): ${(s.rps / 2).toFixed(0)} round-trips/s`,
+  );
   const h = report("baseline GET /health", health, "requests");
   const d = report("baseline direct flag I/O", direct, "ops");
   console.log(

@@ -1,4 +1,4 @@
-#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env --allow-net=127.0.0.1,localhost --allow-run=git
+#!/usr/bin/env -S deno run --no-prompt --allow-read --allow-write --allow-env --allow-net=127.0.0.1,localhost,[::1] --allow-run=git
 /**
  * `prose` — the per-user prose override flag (contract: references/prose.md).
  *

@@ -22,6 +22,7 @@ import { ScanDocumentSchema } from "../lib/scan/schema.ts";
 import {
   ErrorBodySchema,
   ProseFlagSchema,
+  ServeRecordSchema,
   StatusDocumentSchema,
   ToggleRequestSchema,
   ToggleResponseSchema,
@@ -111,6 +112,13 @@ export const SCHEMAS: readonly SchemaEntry[] = [
     description:
       "Every non-2xx answer of the prose backend; contract: references/prose.md#http-checks.",
     schema: ErrorBodySchema,
+  },
+  {
+    name: "prose-serve",
+    title: "prose backend token record (~/.cellm/prose/serve.json)",
+    description:
+      "Written 0600 by prose serve while it runs: the 127.0.0.1 port it bound, its pid, and the token every request but GET /health must carry as Authorization: Bearer <token>; contract: references/prose.md#authentication.",
+    schema: ServeRecordSchema,
   },
 ];
 

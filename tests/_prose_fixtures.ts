@@ -8,7 +8,15 @@
 import assert from "node:assert/strict";
 import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, makeTempDir, type RunOptions, type RunResult, runTool } from "./_helpers.ts";
+import {
+  baseEnv,
+  lines,
+  makeTempDir,
+  type RunOptions,
+  type RunResult,
+  runTool,
+  toolCommand,
+} from "./_helpers.ts";
 
 /** The pinned clock of every run (CTXKIT_NOW_MS). */
 export const NOW = 1_800_000_000_000;
@@ -80,4 +88,81 @@ export function flagObject(patch: Record<string, unknown> = {}): Record<string, 
 /** stdout split in lines. */
 export function out(r: RunResult): string[] {
   return lines(r.stdout);
+}
+
+/** A `prose serve` child process. */
+export interface ServeChild {
+  /** The listening line's URL. */
+  url: string;
+  /** The server's pid. */
+  pid: number;
+  /** Everything printed on stdout so far (the listening line first). */
+  stdout: () => string;
+  /** Send `signal` and wait for the exit: code and full output. */
+  stop: (signal: "SIGTERM" | "SIGINT") => Promise<{ code: number; stdout: string; stderr: string }>;
+}
+
+/**
+ * Start `prose serve` in a child process; resolve once it printed its listening line. (Deno.Command,
+ * not node:child_process: the latter reports a signalled child as killed even when it exited 0.)
+ */
+export async function spawnServe(
+  args: string[],
+  env: Record<string, string>,
+  options: { fdLimit?: number } = {},
+): Promise<ServeChild> {
+  const command = [Deno.execPath(), ...toolCommand("prose"), "serve", ...args];
+  // With fdLimit, the server runs under `ulimit -n <fdLimit>` (the shell execs it: same pid).
+  const [program, ...argv] = options.fdLimit === undefined
+    ? command
+    : ["/bin/sh", "-c", `ulimit -n ${options.fdLimit} && exec "$@"`, "sh", ...command];
+  const child = new Deno.Command(program, {
+    args: argv,
+    clearEnv: true,
+    env: { ...baseEnv(), ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  const decoder = new TextDecoder();
+  let out = "";
+  let err = "";
+  const drainErr = (async () => {
+    for await (const c of child.stderr) err += decoder.decode(c, { stream: true });
+  })();
+  const reader = child.stdout.getReader();
+  const drainOut = async () => {
+    while (true) {
+      const { done, value } = await reader.read();
+      if (done) return;
+      out += decoder.decode(value, { stream: true });
+    }
+  };
+  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+  let url: string | undefined;
+  // Bounded: the listening line comes first, within 30 s (the timer kills a stuck child).
+  while (url === undefined) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    out += decoder.decode(value, { stream: true });
+    url = out.match(/^PROSE: serve listening=(http:\/\/127\.0\.0\.1:[0-9]+) db=.*\n/)?.[1];
+  }
+  clearTimeout(timer);
+  const rest = drainOut();
+  if (url === undefined) {
+    const status = await child.status;
+    await Promise.all([rest, drainErr]);
+    throw new Error(`serve exited early (${status.code}): ${out} ${err}`);
+  }
+  return {
+    url,
+    pid: child.pid,
+    stdout: () => out,
+    stop: async (signal) => {
+      child.kill(signal);
+      const status = await child.status;
+      await Promise.all([rest, drainErr]);
+      return { code: status.code, stdout: out, stderr: err };
+    },
+  };
 }

@@ -59,7 +59,7 @@ Deno.test("shebangs: every bin asks for no prompt and no blanket -A", () => {
     "--allow-read",
     "--allow-write",
     "--allow-env",
-    "--allow-net=127.0.0.1,localhost",
+    "--allow-net=127.0.0.1,localhost,[::1]",
     "--allow-run=git",
   ]);
 });

@@ -4,7 +4,15 @@
  * old flag.
  */
 import assert from "node:assert/strict";
-import { chmodSync, chownSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  writeFileSync,
+} from "node:fs";
 import { join } from "node:path";
 import {
   IS_ROOT,
@@ -12,9 +20,10 @@ import {
   makeSharedTempDir,
   runToolAsUser,
   runToolAsync,
+  skipWithoutUnprivilegedUser,
   UNPRIVILEGED_ID,
 } from "./_helpers.ts";
-import { flagPath, freshRoot, NOW, prose } from "./_prose_fixtures.ts";
+import { flagPath, freshRoot, NOW, out, prose } from "./_prose_fixtures.ts";
 import { readProseFlag } from "../lib/prose/mod.ts";
 
 const WRITERS = 20;
@@ -60,6 +69,7 @@ Deno.test("§11.24 20 concurrent `on` runs plus a read loop: whole flags only, o
 });
 
 Deno.test("§11.25 read-only D → io-error (rc 1), no temp file, old flag intact", () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const shared = makeSharedTempDir("prose-ro-");
   const root = join(shared, "cellm");
   const dir = join(root, "prose");
@@ -92,6 +102,7 @@ Deno.test({
   name: "a flag directory owned by another user is unsafe (foreign-owner) for readers",
   ignore: !IS_ROOT,
 }, () => {
+  if (skipWithoutUnprivilegedUser()) return;
   const shared = makeSharedTempDir("prose-owner-");
   const root = join(shared, "cellm");
   const dir = join(root, "prose");
@@ -122,4 +133,91 @@ Deno.test({
   assert.match(lines(r.stdout)[0], /^PROSE: state=unsafe .* reason=foreign-owner$/);
   const withSys = prose(root, ["status"]);
   assert.match(lines(withSys.stdout)[0], /^PROSE: state=unsafe .* reason=foreign-owner$/);
+});
+
+// --- the write lock (issue 14, point 5) ----------------------------------------------------------
+
+Deno.test("15 concurrent consume calls on a 20-turn flag take exactly 15 turns, each reporting its own", async () => {
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "20", "turns"]).code, 0);
+  const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+  const runs = await Promise.all(
+    Array.from({ length: 15 }, () => runToolAsync("prose", ["consume", "--local"], { env })),
+  );
+  const remaining: number[] = [];
+  for (const r of runs) {
+    assert.equal(r.code, 0, r.stderr);
+    const m = /^PROSE: action=consume result=decremented remaining=([0-9]+)$/.exec(
+      lines(r.stdout)[0],
+    );
+    assert.ok(m, r.stdout);
+    remaining.push(Number(m[1]));
+  }
+  // Every run took its own turn: remaining 19, 18, …, 5, once each.
+  assert.deepEqual(remaining.sort((a, b) => b - a), Array.from({ length: 15 }, (_, i) => 19 - i));
+  assert.deepEqual(JSON.parse(readFileSync(flagPath(root), "utf8")).ttl, {
+    unit: "turn",
+    value: 5,
+  });
+  assert.deepEqual(readdirSync(join(root, "prose")), [".active"], "the lock is gone");
+});
+
+Deno.test("a lock left by a writer killed with SIGKILL never blocks the flag", async () => {
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "4", "turns"]).code, 0);
+  const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+  // Killed while it holds the lock (just before the rename of its write).
+  const killed = await runToolAsync("prose", ["consume", "--local"], {
+    env: { ...env, CTXKIT_FAULT_POINT: "prose.flag.before-rename" },
+  });
+  assert.notEqual(killed.code, 0);
+  const lock = join(root, "prose", ".lock");
+  assert.equal(existsSync(lock), true, "the killed writer left its lock");
+  // -A: the holder's pid is gone, so the next writer breaks the lock at once.
+  const next = prose(root, ["consume"]);
+  assert.equal(next.code, 0, next.stderr);
+  assert.equal(out(next)[0], "PROSE: action=consume result=decremented remaining=3");
+  assert.equal(existsSync(lock), false);
+  // The shebang's grants cannot see /proc: a lock older than 2 s is stale whoever holds it.
+  writeFileSync(lock, `${Deno.pid} 00\n`, { mode: 0o600 });
+  const old = new Date(Date.now() - 10_000);
+  Deno.utimeSync(lock, old, old);
+  const narrow = prose(root, ["consume"], {
+    permissions: ["--allow-read", "--allow-write", "--allow-env"],
+  });
+  assert.equal(narrow.code, 0, narrow.stderr);
+  assert.equal(out(narrow)[0], "PROSE: action=consume result=decremented remaining=2");
+  assert.equal(existsSync(lock), false);
+});
+
+Deno.test("a lock held by a live process: writers give up with code=busy (rc 1), readers never wait", async () => {
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "4", "turns"]).code, 0);
+  const before = readFileSync(flagPath(root), "utf8");
+  const lock = join(root, "prose", ".lock");
+  // This test process holds the lock (alive, and the file kept fresh) while the writer waits.
+  writeFileSync(lock, `${Deno.pid} 0123456789abcdef\n`, { mode: 0o600 });
+  const fresh = setInterval(() => {
+    const soon = new Date(Date.now() + 1000); // fresh even if this loop stalls for 3 s
+    Deno.utimeSync(lock, soon, soon);
+  }, 100);
+  try {
+    const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+    const writer = runToolAsync("prose", ["consume", "--local"], { env });
+    const status = await runToolAsync("prose", ["status", "--local"], { env });
+    assert.equal(status.code, 0, status.stderr);
+    assert.match(out(status)[0], /^PROSE: state=active .* ttl=turn:4 /);
+    const r = await writer;
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(lines(r.stdout)[0], "PROSE: action=consume result=refused reason=busy");
+    assert.match(
+      lines(r.stderr)[0],
+      new RegExp(
+        `^PROSE-ERROR: code=busy ${lock}: another prose command holds the flag's lock; .* \\(held by pid ${Deno.pid}\\)$`,
+      ),
+    );
+    assert.equal(readFileSync(flagPath(root), "utf8"), before);
+  } finally {
+    clearInterval(fresh);
+  }
 });

@@ -51,12 +51,13 @@ Deno.test("§11.26 install-hooks creates two 0755 hooks; a rerun is unchanged; -
     const l = lines(text);
     assert.equal(l[0], "#!/bin/sh");
     assert.equal(l[1], BEGIN);
+    assert.equal(l[2], "# this hook was created by prose install-hooks; --remove deletes it");
     assert.match(
-      l[2],
-      /^'\/[^']*deno' 'run' '--allow-read' '--allow-write' '--allow-env' '--allow-net=127\.0\.0\.1,localhost' '--allow-run=git' .*'\/[^']*prose\.(ts|js)' 'block-end' <\/dev\/null >\/dev\/null 2>&1 \|\| true$/,
+      l[3],
+      /^'\/[^']*deno' 'run' '--allow-read' '--allow-write' '--allow-env' '--allow-net=127\.0\.0\.1,localhost,\[::1\]' '--allow-run=git' .*'\/[^']*prose\.(ts|js)' 'block-end' <\/dev\/null >\/dev\/null 2>&1 \|\| true$/,
     );
-    assert.equal(l[3], END);
-    assert.equal(l.length, 4);
+    assert.equal(l[4], END);
+    assert.equal(l.length, 5);
   }
   const again = prose(undefined, ["install-hooks"], { cwd: dir });
   assert.deepEqual(out(again).map((x) => x.split(" ")[2]), [
@@ -170,4 +171,53 @@ Deno.test("§11.27 a commit clears a block flag; a push whose pre-push reads std
     readFileSync(seen, "utf8"),
     /^refs\/heads\/main [0-9a-f]{40} refs\/heads\/main 0{40}\n$/,
   );
+});
+
+// --- byte-exact hooks and commands that run as printed (issues 13 and 14) ----------------------
+
+Deno.test("install-hooks is byte-exact: non-UTF-8 bytes and a user's shebang-only hook come back as they were", () => {
+  const dir = repo();
+  const latin1 = new Uint8Array([
+    ...new TextEncoder().encode("#!/bin/sh\necho caf"),
+    0xe9,
+    0x0a,
+    0xff,
+    0xfe,
+    0x0a,
+  ]);
+  writeFileSync(hook(dir, "pre-push"), latin1, { mode: 0o755 });
+  writeFileSync(hook(dir, "post-commit"), "#!/bin/sh\n", { mode: 0o700 });
+  chmodSync(hook(dir, "post-commit"), 0o700);
+  const r = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.deepEqual(out(r).map((x) => x.split(" ")[2]), ["result=inserted", "result=inserted"]);
+  const rm = prose(undefined, ["install-hooks", "--remove"], { cwd: dir });
+  assert.deepEqual(out(rm).map((x) => x.split(" ")[2]), ["result=removed", "result=removed"]);
+  assert.deepEqual(new Uint8Array(readFileSync(hook(dir, "pre-push"))), latin1);
+  assert.equal(readFileSync(hook(dir, "post-commit"), "utf8"), "#!/bin/sh\n");
+  assert.equal(lstatSync(hook(dir, "post-commit")).mode & 0o777, 0o700);
+});
+
+Deno.test("the installed block's command line and the not-shell hint both run as printed (sh -c)", () => {
+  const root = freshRoot();
+  const dir = repo();
+  writeFileSync(hook(dir, "pre-push"), "#!/usr/bin/env python3\nprint('hi')\n", { mode: 0o755 });
+  const r = prose(undefined, ["install-hooks"], { cwd: dir });
+  const block = lines(readFileSync(hook(dir, "post-commit"), "utf8"))[3];
+  const hint = /add this line after its first line by hand: (.*)$/.exec(lines(r.stderr)[0])?.[1];
+  assert.equal(hint, block);
+  for (const line of [block, hint!]) {
+    prose(root, ["on", "block"]);
+    assert.equal(existsSync(flagPath(root)), true);
+    const [program, args] = isolatedCommand({ ...baseEnv(), CELLM_DIR: root }, [
+      "sh",
+      "-c",
+      line,
+    ]);
+    const ran = spawnSync(program, args, {
+      cwd: makeTempDir("prose-elsewhere-"),
+      encoding: "utf8",
+    });
+    assert.equal(ran.status, 0, ran.stderr);
+    assert.equal(existsSync(flagPath(root)), false, `not cleared by: ${line}`);
+  }
 });

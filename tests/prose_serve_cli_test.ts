@@ -8,15 +8,8 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import {
-  baseEnv,
-  lines,
-  makeTempDir,
-  removeDir,
-  runTool,
-  runToolAsync,
-  toolCommand,
-} from "./_helpers.ts";
+import { lines, makeTempDir, removeDir, runTool, runToolAsync } from "./_helpers.ts";
+import { spawnServe } from "./_prose_fixtures.ts";
 import { type RunningServer, startProseServer } from "../lib/prose/server.ts";
 
 const EXIT_LINE = /^(✅ EXIT:0|❌ FAILED EXIT:[12])$/;
@@ -41,70 +34,6 @@ function closedPort(): number {
   return port;
 }
 
-interface ServeChild {
-  /** The listening line's URL. */
-  url: string;
-  /** Everything printed on stdout so far (the listening line first). */
-  stdout: () => string;
-  /** Send `signal` and wait for the exit: code and full output. */
-  stop: (signal: "SIGTERM" | "SIGINT") => Promise<{ code: number; stdout: string; stderr: string }>;
-}
-
-/**
- * Start `prose serve` in a child process; resolve once it printed its listening line. (Deno.Command,
- * not node:child_process: the latter reports a signalled child as killed even when it exited 0.)
- */
-async function spawnServe(args: string[], env: Record<string, string>): Promise<ServeChild> {
-  const child = new Deno.Command(Deno.execPath(), {
-    args: [...toolCommand("prose"), "serve", ...args],
-    clearEnv: true,
-    env: { ...baseEnv(), ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  const decoder = new TextDecoder();
-  let out = "";
-  let err = "";
-  const drainErr = (async () => {
-    for await (const c of child.stderr) err += decoder.decode(c, { stream: true });
-  })();
-  const reader = child.stdout.getReader();
-  const drainOut = async () => {
-    while (true) {
-      const { done, value } = await reader.read();
-      if (done) return;
-      out += decoder.decode(value, { stream: true });
-    }
-  };
-  const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
-  let url: string | undefined;
-  // Bounded: the listening line comes first, within 30 s (the timer kills a stuck child).
-  while (url === undefined) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    out += decoder.decode(value, { stream: true });
-    url = out.match(/^PROSE: serve listening=(http:\/\/127\.0\.0\.1:[0-9]+) db=.*\n/)?.[1];
-  }
-  clearTimeout(timer);
-  const rest = drainOut();
-  if (url === undefined) {
-    const status = await child.status;
-    await Promise.all([rest, drainErr]);
-    throw new Error(`serve exited early (${status.code}): ${out} ${err}`);
-  }
-  return {
-    url,
-    stdout: () => out,
-    stop: async (signal) => {
-      child.kill(signal);
-      const status = await child.status;
-      await Promise.all([rest, drainErr]);
-      return { code: status.code, stdout: out, stderr: err };
-    },
-  };
-}
-
 function mirrorRows(db: string): Record<string, string> {
   const conn = new DatabaseSync(db);
   try {
@@ -123,8 +52,11 @@ Deno.test("serve: listening line, 0600 WAL mirror, health, clean SIGTERM and SIG
       try {
         assert.equal(
           lines(child.stdout())[0],
-          `PROSE: serve listening=${child.url} db=${join(dir, "prose.db")}`,
+          `PROSE: serve listening=${child.url} db=${join(dir, "prose.db")} token=${
+            join(dir, "serve.json")
+          }`,
         );
+        assert.equal(Deno.statSync(join(dir, "serve.json")).mode! & 0o777, 0o600);
         const res = await fetch(`${child.url}/health`);
         assert.deepEqual(await res.json(), { ok: true });
         assert.equal(Deno.statSync(join(dir, "prose.db")).mode! & 0o777, 0o600);

@@ -374,7 +374,7 @@ Deno.test("§11.18 malformed config: on fails closed (rc 2, nothing written); of
   assert.equal(prose(root, ["consume"]).code, 0);
 });
 
-Deno.test("§11.19 unknown config keys are named, sanitized", () => {
+Deno.test("§11.19 unknown config keys are named, escaped visibly", () => {
   const root = freshRoot();
   writeConfig(root, '{"levle": "full"}');
   const r = prose(root, ["on"]);
@@ -383,7 +383,7 @@ Deno.test("§11.19 unknown config keys are named, sanitized", () => {
   writeConfig(root, '{"\\u001b[31mevil\\u0007": 1}');
   const e = prose(root, ["on"]);
   assert.equal(e.code, 2);
-  assert.match(lines(e.stderr)[0], /^PROSE-ERROR: code=config field=evil /);
+  assert.match(lines(e.stderr)[0], /^PROSE-ERROR: code=config field="\\x1b\[31mevil\\a" /);
   assert.equal(e.stderr.includes("\x1b") || e.stderr.includes("\x07"), false);
 });
 
@@ -610,7 +610,7 @@ Deno.test("a tampered regular flag (0666) in a safe directory: on replaces it wi
   assert.equal(existsSync(flagPath(root)), false);
 });
 
-Deno.test("paths with control bytes are sanitized in every stream", () => {
+Deno.test("paths with control bytes are escaped visibly in every stream, never dropped", () => {
   const root = join(makeTempDir("prose-evil-"), "a\x1b[31mb\u202ec\x07d");
   mkdirSync(join(root, "prose"), { recursive: true, mode: 0o700 });
   symlinkSync("/nonexistent", flagPath(root));
@@ -621,8 +621,21 @@ Deno.test("paths with control bytes are sanitized in every stream", () => {
       for (const bad of ["\x1b", "\x07", "\u202e"]) assert.equal(text.includes(bad), false);
     }
   }
-  const doc = JSON.parse(prose(root, ["status", "--json"]).stdout);
-  assert.equal(doc.flagPath.endsWith("/abcd/prose/.active"), true, doc.flagPath);
+  // The JSON carries the exact path (escaped as \u sequences); lines print it quoted and escaped,
+  // never as the different, real-looking path that dropping the controls would show.
+  const json = prose(root, ["status", "--json"]).stdout;
+  assert.equal(JSON.parse(json).flagPath, flagPath(root));
+  assert.match(json, /a\\u001b\[31mb\\u202ec\\u0007d\/prose\/\.active/);
+  const text = prose(root, ["status"]);
+  const shown = `"${join(root, "prose", ".active")}"`.replace("\x1b", "\\x1b").replace(
+    "\u202e",
+    "\\u202e",
+  ).replace("\x07", "\\a");
+  assert.equal(
+    lines(text.stderr)[0],
+    `PROSE-ERROR: code=symlink-file ${shown}: the flag is a symbolic link; remove it (it was not followed)`,
+  );
+  assert.equal(text.stdout.includes("/abcd/"), false);
 });
 
 Deno.test("the documented permission set (no --allow-sys) is enough for every filesystem command", () => {

@@ -11,6 +11,7 @@ import { errorCode } from "./errors.ts";
 import { CHUNK_BYTES, openRegular } from "./read.ts";
 import { Sha256 } from "./sha256.ts";
 import { faultPoint } from "../faults.ts";
+import { randomHex } from "../random.ts";
 
 /** What a write put on disk. */
 export interface Written {
@@ -53,11 +54,6 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
   } finally {
     src.close();
   }
-}
-
-function randomHex(bytes: number): string {
-  const b = crypto.getRandomValues(new Uint8Array(bytes));
-  return Array.from(b, (x) => x.toString(16).padStart(2, "0")).join("");
 }
 
 function removeQuietly(path: string): void {

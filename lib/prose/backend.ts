@@ -3,14 +3,14 @@
  * bounded, strict reading of bodies (neither side buffers more than its cap or accepts anything
  * but UTF-8 JSON), and the one delegation client: a call with a timeout, classified into success,
  * a rejection the CLI must report, or a failure that makes the CLI fall back to the flag file.
- * Documents received are parsed through their schema and sanitized before anyone prints them.
+ * Documents received are parsed through their schema; the CLI escapes their strings where it
+ * prints them. Requests carry the server's bearer token when the CLI has it (`token.ts`).
  *
  * @module
  */
 
 import type { z } from "zod";
 import { isPermissionError } from "../_fs/errors.ts";
-import { sanitizeStatusDocument } from "./status.ts";
 import {
   ErrorBodySchema,
   type StatusDocument,
@@ -76,7 +76,7 @@ export type FallbackReason =
 export interface Rejection {
   /** Always `rejected`. */
   kind: "rejected";
-  /** 400, 403, 409, 413 or 415. */
+  /** 400, 401, 403, 409, 413 or 415. */
   status: number;
   /** The error body's `error` (`unknown` when the body did not parse), unsanitized. */
   error: string;
@@ -95,11 +95,11 @@ export type BackendOutcome<T> =
   | Rejection;
 
 /** The statuses that are final answers: reported, never retried locally. */
-const REJECTION_STATUSES: ReadonlySet<number> = new Set([400, 403, 409, 413, 415]);
+const REJECTION_STATUSES: ReadonlySet<number> = new Set([400, 401, 403, 409, 413, 415]);
 
-/** The CLI exit code for a rejection: 1 for 403 and 409, 2 otherwise. */
+/** The CLI exit code for a rejection: 1 for 401, 403 and 409, 2 otherwise. */
 export function rejectionExitCode(status: number): 1 | 2 {
-  return status === 403 || status === 409 ? 1 : 2;
+  return status === 401 || status === 403 || status === 409 ? 1 : 2;
 }
 
 /** Classify an HTTP status that is not a success or a rejection. */
@@ -124,11 +124,13 @@ export interface BackendRequest {
   body?: unknown;
   /** Timeout in milliseconds (default {@linkcode BACKEND_TIMEOUT_MS}). */
   timeoutMs?: number;
+  /** The server's bearer token, sent as `Authorization: Bearer <token>`. */
+  token?: string;
 }
 
 /**
  * Call the backend at the origin `url` and classify the answer. 200 with a body that passes
- * `schema` is `ok`; 400/403/409/413/415 are `rejected`; a connection error, timeout, 404, 5xx, a
+ * `schema` is `ok`; 400/401/403/409/413/415 are `rejected`; a connection error, timeout, 404, 5xx, a
  * redirect or any body that fails its schema is a `fallback`. Never throws, except for a missing
  * `--allow-net` grant (the caller's environment, not an unreachable backend).
  */
@@ -138,15 +140,16 @@ export async function backendCall<T>(
   schema: z.ZodType<T>,
 ): Promise<BackendOutcome<T>> {
   const signal = AbortSignal.timeout(request.timeoutMs ?? BACKEND_TIMEOUT_MS);
+  const headers: Record<string, string> = { Accept: "application/json" };
+  if (request.body !== undefined) headers["Content-Type"] = "application/json";
+  if (request.token !== undefined) headers.Authorization = `Bearer ${request.token}`;
   let response: Response;
   try {
     response = await fetch(`${url}${request.path}`, {
       method: request.method,
       redirect: "manual",
       signal,
-      headers: request.body === undefined
-        ? { Accept: "application/json" }
-        : { Accept: "application/json", "Content-Type": "application/json" },
+      headers,
       body: request.body === undefined ? undefined : JSON.stringify(request.body),
     });
   } catch (e) {
@@ -188,33 +191,29 @@ export async function backendCall<T>(
   return { kind: "ok", status, body: parsed.data };
 }
 
-/** `POST /api/prose/toggle`; the status document of a success is sanitized. */
-export async function callToggle(
+/** `POST /api/prose/toggle` with the bearer `token` (when there is one). */
+export function callToggle(
   url: string,
   request: ToggleRequest,
+  token?: string,
   timeoutMs: number = BACKEND_TIMEOUT_MS,
 ): Promise<BackendOutcome<ToggleResponse>> {
-  const answer = await backendCall(
+  return backendCall(
     url,
-    { method: "POST", path: "/api/prose/toggle", body: request, timeoutMs },
+    { method: "POST", path: "/api/prose/toggle", body: request, timeoutMs, token },
     ToggleResponseSchema,
   );
-  if (answer.kind !== "ok") return answer;
-  return {
-    ...answer,
-    body: { ...answer.body, status: sanitizeStatusDocument(answer.body.status) },
-  };
 }
 
-/** `GET /api/prose/status`; the document of a success is sanitized. */
-export async function callStatus(
+/** `GET /api/prose/status` with the bearer `token` (when there is one). */
+export function callStatus(
   url: string,
+  token?: string,
   timeoutMs: number = BACKEND_TIMEOUT_MS,
 ): Promise<BackendOutcome<StatusDocument>> {
-  const answer = await backendCall(
+  return backendCall(
     url,
-    { method: "GET", path: "/api/prose/status", timeoutMs },
+    { method: "GET", path: "/api/prose/status", timeoutMs, token },
     StatusDocumentSchema,
   );
-  return answer.kind === "ok" ? { ...answer, body: sanitizeStatusDocument(answer.body) } : answer;
 }

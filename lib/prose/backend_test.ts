@@ -181,10 +181,10 @@ const HOSTILE: StatusDocument = {
   },
 };
 
-Deno.test("callStatus and callToggle: the endpoints, and every received document sanitized", async () => {
+Deno.test("callStatus and callToggle: the endpoints, the bearer token, documents kept exact", async () => {
   const seen: string[] = [];
   await withServer((req) => {
-    seen.push(`${req.method} ${new URL(req.url).pathname}`);
+    seen.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`);
     if (req.method === "GET") return json(200, HOSTILE);
     return json(200, {
       ok: true,
@@ -194,18 +194,33 @@ Deno.test("callStatus and callToggle: the endpoints, and every received document
       mirror: { ok: true },
     });
   }, async (url) => {
-    const status = await callStatus(url);
+    const status = await callStatus(url, "t0k");
     assert.equal(status.kind, "ok");
     const toggle = await callToggle(url, { action: "off" });
     assert.equal(toggle.kind, "ok");
+    // The strings are the server's, unchanged: the CLI escapes them where it prints them.
     for (
       const doc of [status.kind === "ok" && status.body, toggle.kind === "ok" && toggle.body.status]
     ) {
       assert.ok(doc);
-      assert.equal(doc.flagPath, "/tmp/x/.active");
-      assert.equal(doc.reason, "schema");
-      assert.equal(doc.mirror?.CELLM_PROSE_ACTIVE, "true");
+      assert.equal(doc.flagPath, HOSTILE.flagPath);
+      assert.equal(doc.mirror?.CELLM_PROSE_ACTIVE, HOSTILE.mirror?.CELLM_PROSE_ACTIVE);
     }
   });
-  assert.deepEqual(seen, ["GET /api/prose/status", "POST /api/prose/toggle"]);
+  assert.deepEqual(seen, ["GET /api/prose/status Bearer t0k", "POST /api/prose/toggle null"]);
+});
+
+Deno.test("backendCall: 401 is a final rejection (rc 1), never a fallback", async () => {
+  await withServer(
+    () => json(401, { ok: false, error: "unauthorized", message: "unauthorized" }),
+    async (url) => {
+      assert.deepEqual(await callStatus(url), {
+        kind: "rejected",
+        status: 401,
+        error: "unauthorized",
+        message: "unauthorized",
+      });
+    },
+  );
+  assert.equal(rejectionExitCode(401), 1);
 });

@@ -8,10 +8,12 @@
  */
 
 import { type CtxkitError, EnvironmentError, UsageError } from "../errors.ts";
+import { errorCode, isPermissionError, isSandboxRefusal } from "../_fs/errors.ts";
 import { text, verbatim } from "../text.ts";
 import { envValue, normalizeLexical } from "../paths.ts";
 import { writeErr, writeOut } from "../_cli/output.ts";
 import type { ErrorFormat } from "../_cli/run.ts";
+import { selfCommand } from "../_cli/self.ts";
 import {
   callStatus,
   callToggle,
@@ -39,7 +41,14 @@ import {
 } from "./flag.ts";
 import { installHooks } from "./hooks.ts";
 import { applyToggle, consume, endBlock, endSession, type OpResult } from "./ops.ts";
-import { renderText, renderValue, sanitize } from "./sanitize.ts";
+import {
+  renderText,
+  renderValue,
+  safeJson,
+  sanitize,
+  sanitizeMessage,
+  TOKEN_MAX,
+} from "./sanitize.ts";
 import {
   HookInputSchema,
   type ProseFlag,
@@ -48,13 +57,17 @@ import {
   type ToggleRequest,
 } from "./schema.ts";
 import { statusDocument } from "./status.ts";
+import { backendTarget } from "./token.ts";
 
-/** The permission flags every documented invocation (and the git hook block) uses. */
-const RUN_PERMISSIONS = [
+/**
+ * The permission flags of the bin's shebang, which every documented invocation (and the git hook
+ * block) uses: every loopback form a backend URL may name is granted.
+ */
+export const RUN_PERMISSIONS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
-  "--allow-net=127.0.0.1,localhost",
+  "--allow-net=127.0.0.1,localhost,[::1]",
   "--allow-run=git",
 ] as const;
 
@@ -92,8 +105,8 @@ export const proseErrorFormat: ErrorFormat = {
     if (e instanceof EnvironmentError) return [errorLine("env", renderText(e.text), e.variable)];
     return [errorLine(e instanceof UsageError ? "usage" : "internal", renderText(e.text))];
   },
-  permission: (detail) => errorLine("permission", sanitize(detail)),
-  internal: (detail) => errorLine("internal", sanitize(detail)),
+  permission: (detail) => errorLine("permission", sanitizeMessage(detail)),
+  internal: (detail) => errorLine("internal", sanitizeMessage(detail)),
 };
 
 /** `PROSE: action=<action> result=<r> [reason=<code>] [remaining=<n>]`. */
@@ -205,6 +218,36 @@ function configError(r: Extract<ConfigResult, { ok: false }>): ProseError {
   return new ProseError("config", text`${verbatim(r.message)}`, { field: r.field });
 }
 
+/**
+ * The state root must be a directory, or not exist yet (writers create it): a device, a regular
+ * file or a path the Deno sandbox refuses under any grant (`/proc`, `/dev`) is a bad environment,
+ * reported once, naming the path, before anything else looks at it.
+ */
+function checkRoot(paths: ProsePaths): ProsePaths {
+  const variable = envValue("CELLM_DIR") === undefined ? "HOME" : "CELLM_DIR";
+  let st: Deno.FileInfo;
+  try {
+    st = Deno.statSync(paths.root); // R may be a link
+  } catch (e) {
+    if (isPermissionError(e)) throw e;
+    if (isSandboxRefusal(e)) {
+      throw new EnvironmentError(
+        variable,
+        text`${paths.root}: Deno refuses this path under any grant; the prose state needs a directory`,
+      );
+    }
+    if (errorCode(e) !== "ENOTDIR") return paths;
+    st = { isDirectory: false } as Deno.FileInfo;
+  }
+  if (!st.isDirectory) {
+    throw new EnvironmentError(
+      variable,
+      text`${paths.root}: not a directory; the prose state needs a directory`,
+    );
+  }
+  return paths;
+}
+
 /** Config for commands that stop on an invalid config (`on`, bare `prose`, `match`). */
 function requiredConfig(paths: ProsePaths): ProseConfig {
   const r = loadConfig({ root: paths.root });
@@ -258,7 +301,7 @@ function report(action: string, result: OpResult, opts: RunOptions): number {
   }
   const read = readProseFlag(opts);
   writeOut(actionLine(action, result), statusLine(read));
-  if (result.warning !== undefined) writeErr(`PROSE-WARN: ${sanitize(result.warning)}`);
+  if (result.warning !== undefined) writeErr(`PROSE-WARN: ${sanitizeMessage(result.warning)}`);
   if (result.ok) return 0;
   const reason = result.reason ?? "io-error";
   const message = result.message ??
@@ -274,7 +317,7 @@ function report(action: string, result: OpResult, opts: RunOptions): number {
  * backend) and the sentence; an invalid or unsafe flag adds `problem` as an error line and rc 1.
  */
 function printStatus(doc: StatusDocument, json: boolean, url: string | null, problem: string) {
-  const out = json ? [JSON.stringify(doc)] : [statusLine(doc), statusSentence(doc)];
+  const out = json ? [safeJson(doc)] : [statusLine(doc), statusSentence(doc)];
   const err: string[] = [];
   if (url !== null) {
     if (!json) out.splice(1, 0, driftLine(doc));
@@ -288,8 +331,11 @@ function printStatus(doc: StatusDocument, json: boolean, url: string | null, pro
   return rc;
 }
 
-/** A backend rejection (400, 403, 409, 413, 415): final, never retried locally. */
-function printRejection(url: string, action: string, r: Rejection): number {
+/**
+ * A backend rejection (400, 401, 403, 409, 413, 415): final, never retried locally. A 401 also
+ * says why the CLI had no token for that backend (`missing`), when it had none.
+ */
+function printRejection(url: string, action: string, r: Rejection, missing?: string): number {
   const out = [viaLine(url)];
   let err: string;
   if (r.status === 409) {
@@ -297,9 +343,14 @@ function printRejection(url: string, action: string, r: Rejection): number {
     out.push(
       actionLine(action, { result: r.error === "conflict" ? "conflict" : "refused", reason }),
     );
-    err = errorLine(reason, sanitize(r.message), r.field);
+    err = errorLine(reason, sanitizeMessage(r.message), r.field);
   } else {
-    const message = `backend rejected the request (HTTP ${r.status}): ${sanitize(r.message)}`;
+    let message = `backend rejected the request (HTTP ${r.status}): ${sanitizeMessage(r.message)}`;
+    if (r.status === 401) {
+      message += missing === undefined
+        ? "; the token of serve.json was refused"
+        : `; no token for this backend: ${missing}`;
+    }
     err = errorLine(r.error, message, r.field);
   }
   writeOut(...out);
@@ -310,25 +361,28 @@ function printRejection(url: string, action: string, r: Rejection): number {
 /**
  * Run `request` through the backend at `url` when there is one; otherwise, or when it is
  * unreachable (after the fallback line and warning), run `local` on the flag file. `sync` has
- * nothing to do locally: an unreachable backend is a refusal.
+ * nothing to do locally: an unreachable backend is a refusal. The request carries the server's
+ * token when `D/serve.json` names that backend (`references/prose.md#authentication`).
  */
 async function withBackend(
   url: string | null,
   request: ToggleRequest | { action: "status" },
   json: boolean,
+  opts: RunOptions,
   local: () => number,
 ): Promise<number> {
   if (url === null) return local();
+  const target = backendTarget(url, opts);
   let failed: Rejection | { kind: "fallback"; reason: FallbackReason };
   if (request.action === "status") {
-    const answer = await callStatus(url);
+    const answer = await callStatus(target.origin, target.token);
     if (answer.kind === "ok") {
       const doc = answer.body;
-      return printStatus(doc, json, url, `${doc.flagPath}: the flag is ${doc.state}`);
+      return printStatus(doc, json, url, `${sanitize(doc.flagPath)}: the flag is ${doc.state}`);
     }
     failed = answer;
   } else {
-    const answer = await callToggle(url, request);
+    const answer = await callToggle(target.origin, request, target.token);
     if (answer.kind === "ok") {
       writeOut(
         viaLine(url),
@@ -339,7 +393,9 @@ async function withBackend(
     }
     failed = answer;
   }
-  if (failed.kind === "rejected") return printRejection(url, request.action, failed);
+  if (failed.kind === "rejected") {
+    return printRejection(url, request.action, failed, target.missing);
+  }
   const line = fallbackLine(url, failed.reason);
   if (request.action === "sync") {
     writeOut(line, actionLine("sync", { result: "refused", reason: "backend-unreachable" }));
@@ -365,7 +421,7 @@ function toggle(
   url: string | null,
   opts: RunOptions,
 ): Promise<number> {
-  return withBackend(url, request, false, () => {
+  return withBackend(url, request, false, opts, () => {
     return report(request.action, applyToggle(request, { ...opts, config }), opts);
   });
 }
@@ -408,20 +464,18 @@ async function match(
     writeOut(m.enabled ? "PROSE: match=no" : "PROSE: match=no reason=trigger-disabled");
     return 1;
   }
-  writeOut(`PROSE: match=yes token=${renderValue(m.token ?? "", 40)}`);
+  writeOut(`PROSE: match=yes token=${renderValue(m.token ?? "", TOKEN_MAX)}`);
   return cmd.activate ? await toggle({ action: "on", source: "config" }, config, url, opts) : 0;
 }
 
 function hooks(cmd: Extract<Invocation, { command: "install-hooks" }>, script: string): number {
-  // A source install resolves its npm imports through the repository's deno.json.
-  const configFlag = script.endsWith(".ts")
-    ? ["--config", script.replace(/\/bin\/[^/]+$/, "/deno.json")]
-    : ["--no-config"];
   const outcomes = installHooks({
     repo: cmd.repo ?? Deno.cwd(),
     dryRun: cmd.dryRun,
     remove: cmd.remove,
-    command: [Deno.execPath(), "run", ...RUN_PERMISSIONS, ...configFlag, script, "block-end"],
+    // The runtime and script by absolute path (and the config a source install needs): the block
+    // runs as printed from any directory and any PATH.
+    command: [...selfCommand(script, RUN_PERMISSIONS), "block-end"],
   });
   writeOut(...outcomes.map((o) => {
     const reason = o.result === "refused" ? ` reason=${o.reason}` : "";
@@ -440,7 +494,7 @@ function hooks(cmd: Extract<Invocation, { command: "install-hooks" }>, script: s
 async function serve(cmd: Extract<Invocation, { command: "serve" }>): Promise<number> {
   // Loaded here only: node:sqlite and the server never slow down the hook commands.
   const server = await import("./server.ts");
-  const paths = resolvePaths();
+  const paths = checkRoot(resolvePaths());
   const config = loadConfig();
   if (!config.ok) throw configError(config);
   const port = server.resolvePort({
@@ -451,6 +505,7 @@ async function serve(cmd: Extract<Invocation, { command: "serve" }>): Promise<nu
   if (port.warning !== undefined) writeErr(`PROSE-WARN: ${port.warning}`);
   // Listen for signals before the listening line: a supervisor may signal as soon as it reads it.
   const stop = server.watchSignals();
+  const fatal = server.watchFatal();
   let running;
   try {
     const dbPath = cmd.db === undefined
@@ -459,10 +514,25 @@ async function serve(cmd: Extract<Invocation, { command: "serve" }>): Promise<nu
     running = await server.startProseServer({ port: port.port, dbPath });
   } catch (e) {
     stop.cancel();
+    fatal.cancel();
     throw e;
   }
-  writeOut(`PROSE: serve listening=${running.url} db=${renderValue(running.dbPath)}`);
-  const signal = await stop.signal;
+  writeOut(
+    `PROSE: serve listening=${running.url} db=${renderValue(running.dbPath)} token=${
+      renderValue(running.tokenPath)
+    }`,
+  );
+  let signal: Deno.Signal;
+  try {
+    signal = await Promise.race([stop.signal, fatal.failed]);
+  } catch (e) {
+    // Anything unexpected still ends through runMain: an error line and ❌ FAILED EXIT:1.
+    stop.cancel();
+    await running.shutdown().catch(() => {});
+    throw e;
+  } finally {
+    fatal.cancel();
+  }
   await running.shutdown();
   writeOut(`PROSE: serve stopped signal=${signal}`);
   return 0;
@@ -484,7 +554,7 @@ export async function proseMain(args: readonly string[], env: CliEnvironment): P
     case "install-hooks":
       return hooks(cmd, env.scriptPath);
   }
-  const paths = resolvePaths();
+  const paths = checkRoot(resolvePaths());
   const opts: RunOptions = { root: paths.root, now };
   switch (cmd.command) {
     case "on": {
@@ -509,14 +579,14 @@ export async function proseMain(args: readonly string[], env: CliEnvironment): P
     case "level":
       return await toggle({ action: "level", level: cmd.level }, config, url, opts);
     case "status": {
-      return await withBackend(url, { action: "status" }, cmd.json, () => {
+      return await withBackend(url, { action: "status" }, cmd.json, opts, () => {
         const read = readProseFlag(opts);
         const problem = reasonMessage(read.reason ?? "io-error", read.path);
         return printStatus(statusDocument(read, "filesystem", now), cmd.json, null, problem);
       });
     }
     case "sync":
-      return await withBackend(url, { action: "sync" }, false, () => {
+      return await withBackend(url, { action: "sync" }, false, opts, () => {
         writeOut(actionLine("sync", { result: "refused", reason: "no-backend" }));
         writeErr(
           errorLine(

@@ -49,13 +49,13 @@ function flag(patch: Partial<ProseFlag> = {}): ProseFlag {
 Deno.test("error lines: one shape, codes and fields rendered as values", () => {
   assert.equal(errorLine("io-error", "/p: I/O error"), "PROSE-ERROR: code=io-error /p: I/O error");
   assert.equal(errorLine("usage", "m", "a b"), 'PROSE-ERROR: code=usage field="a b" m');
-  assert.equal(errorLine("x\x1b[2J", "m"), "PROSE-ERROR: code=x m");
+  assert.equal(errorLine("x\x1b[2J", "m"), 'PROSE-ERROR: code="x\\x1b[2J" m');
 });
 
 Deno.test("proseErrorFormat: every failure is one PROSE-ERROR line (plus a synopsis), values sanitized", () => {
   const error = proseErrorFormat.error!;
   assert.deepEqual(error(new ProseError("usage", text`unknown option ${"--\x1b[31mx"}`)), [
-    "PROSE-ERROR: code=usage unknown option --x",
+    'PROSE-ERROR: code=usage unknown option "--\\x1b[31mx"',
   ]);
   assert.deepEqual(
     error(new ProseError("usage", text`unexpected argument x`, { synopsis: "usage: prose serve" })),
@@ -76,7 +76,11 @@ Deno.test("proseErrorFormat: every failure is one PROSE-ERROR line (plus a synop
   assert.deepEqual(error(new CtxkitError(1, text`odd`)), ["PROSE-ERROR: code=internal odd"]);
   assert.equal(
     proseErrorFormat.permission!("Requires net\x07"),
-    "PROSE-ERROR: code=permission Requires net",
+    'PROSE-ERROR: code=permission "Requires net\\a"',
+  );
+  assert.equal(
+    proseErrorFormat.permission!('Requires read access to "/x"'),
+    'PROSE-ERROR: code=permission Requires read access to "/x"',
   );
   assert.equal(proseErrorFormat.internal!("boom"), "PROSE-ERROR: code=internal boom");
   assert.deepEqual(
@@ -85,9 +89,10 @@ Deno.test("proseErrorFormat: every failure is one PROSE-ERROR line (plus a synop
       new ProseError("config", text``),
       new ProseError("db", text``),
       new ProseError("port-in-use", text``),
+      new ProseError("token", text``),
     ]
       .map((e) => e.exitCode),
-    [2, 2, 1, 1],
+    [2, 2, 1, 1, 1],
   );
 });
 
@@ -101,7 +106,10 @@ Deno.test("action lines: result, then reason and remaining when there are any", 
     actionLine("consume", { result: "decremented", remaining: 2 }),
     "PROSE: action=consume result=decremented remaining=2",
   );
-  assert.equal(actionLine("on", { result: "x y\x1b[0m" }), 'PROSE: action=on result="x y"');
+  assert.equal(
+    actionLine("on", { result: "x y\x1b[0m" }),
+    'PROSE: action=on result="x y\\x1b[0m"',
+  );
 });
 
 Deno.test("status lines of reads and documents", () => {

@@ -12,7 +12,7 @@ import { errorCode, rethrowPermission } from "../_fs/errors.ts";
 import { ReadRefusedError, readRegular } from "../_fs/read.ts";
 import { MAX_AUTO_CLARITY_MS, MAX_AUTO_CLARITY_TURNS, MAX_TURNS, TTL_UNITS } from "./schema.ts";
 import { type ProseOptions, resolvePaths } from "./flag.ts";
-import { sanitize, TOKEN_MAX } from "./sanitize.ts";
+import { clampPoints, sanitize, sanitizeMessage } from "./sanitize.ts";
 
 /** The built-in multilingual trigger (opt-in through `trigger.enabled`). */
 const DEFAULT_TRIGGER_PATTERN = "prose|prosa|plain|normal mode|modo normal|普通|普通模式";
@@ -141,10 +141,11 @@ export function parseConfigText(text: string, path: string): ConfigResult {
   const parsed = ProseConfigSchema.safeParse(value);
   if (parsed.success) return { ok: true, config: parsed.data };
   const issue = parsed.error.issues[0];
-  const parts = issue.path.map((p) => sanitize(String(p), 64));
-  let message = sanitize(issue.message);
+  // Key names stay raw (clamped): the field is escaped where it is printed.
+  const parts = issue.path.map((p) => clampPoints(String(p), 64));
+  let message = sanitizeMessage(issue.message);
   if (issue.code === "unrecognized_keys") {
-    parts.push(sanitize(String(issue.keys[0]), 64));
+    parts.push(clampPoints(String(issue.keys[0]), 64));
     message = "unknown key";
   }
   return {
@@ -187,13 +188,13 @@ export function loadConfig(opts: ProseOptions = {}): ConfigResult {
   return parseConfigText(text, path);
 }
 
-/** Outcome of {@linkcode matchTrigger}; `token` is sanitized and at most 40 code points. */
+/** Outcome of {@linkcode matchTrigger}; `token` is the matched text (print it sanitized). */
 export interface TriggerMatch {
   /** False when `trigger.enabled` is off (nothing is matched then). */
   enabled: boolean;
   /** True when a whole-token match was found. */
   matched: boolean;
-  /** The matched text, sanitized and clamped, or `null`. */
+  /** The matched text, or `null`. */
   token: string | null;
 }
 
@@ -235,7 +236,7 @@ export function matchTrigger(text: string, config: ProseConfig = defaultConfig()
       m[0].length > 0 && !WORD.test(codePointBefore(text, m.index)) &&
       !WORD.test(codePointAt(text, end))
     ) {
-      return { enabled: true, matched: true, token: sanitize(m[0], TOKEN_MAX) };
+      return { enabled: true, matched: true, token: m[0] };
     }
     // Retry from the next position: another alternative may match there on a token boundary.
     start = m.index + 1;

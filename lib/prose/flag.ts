@@ -159,7 +159,7 @@ function processUid(): number | null {
   }
 }
 
-const HINTS: Record<ReasonCode | "conflict", string> = {
+const HINTS: Record<ReasonCode | "conflict" | "busy", string> = {
   "symlink-dir": "the prose directory is a symbolic link; replace it with a real directory (0700)",
   "not-directory": "the prose directory is not a directory",
   "insecure-dir": "the prose directory is group- or world-writable; chmod 700 it",
@@ -174,10 +174,12 @@ const HINTS: Record<ReasonCode | "conflict", string> = {
   "io-error": "I/O error; check permissions and free space",
   "no-root": "no state root; set CELLM_DIR (absolute) or HOME",
   "conflict": "the flag changed while this command ran; nothing was written",
+  "busy": "another prose command holds the flag's lock; retry (a lock of a killed command is " +
+    "broken after 2 s)",
 };
 
 /** The one-line message for a reason code about `path` (sanitized). */
-export function reasonMessage(reason: ReasonCode | "conflict", path: string): string {
+export function reasonMessage(reason: ReasonCode | "conflict" | "busy", path: string): string {
   return `${sanitize(path)}: ${HINTS[reason]}`;
 }
 
@@ -195,6 +197,42 @@ function lstatOr(path: string): Deno.FileInfo | string {
     rethrowPermission(e);
     return errorCode(e) ?? "EIO";
   }
+}
+
+/**
+ * `D` when it exists and passes the checks of `references/prose.md#files` (the lock lives there),
+ * else `null` (missing, unsafe, or no root: the transition reports that itself).
+ */
+export function safeStateDir(opts: ProseOptions = {}): string | null {
+  const paths = pathsOrNull(opts);
+  if (paths === null) return null;
+  return checkDir(paths.dir, processUid()).kind === "ok" ? paths.dir : null;
+}
+
+/**
+ * The bytes of the file `D/<name>` (at most `max`), read with the flag's rules: `D` must be safe,
+ * the file a regular file (never a link) with `D`'s owner that nobody else can write. Used for
+ * the backend's `serve.json`.
+ */
+export function readStateFile(
+  opts: ProseOptions,
+  name: string,
+  max: number,
+): { ok: true; bytes: Uint8Array; path: string } | {
+  ok: false;
+  reason: ReasonCode | "absent";
+  path: string;
+} {
+  const paths = pathsOrNull(opts);
+  if (paths === null) return { ok: false, reason: "no-root", path: "" };
+  const path = child(paths.dir, name);
+  const dir = checkDir(paths.dir, processUid());
+  if (dir.kind !== "ok") {
+    return { ok: false, reason: dir.kind === "bad" ? dir.reason : "absent", path };
+  }
+  const raw = readRaw(path, dir.uid, max);
+  if (raw.kind === "bytes") return { ok: true, bytes: raw.bytes, path };
+  return { ok: false, reason: raw.kind === "absent" ? "absent" : raw.reason, path };
 }
 
 type DirCheck =
@@ -223,8 +261,20 @@ type RawRead =
 
 const unsafe = (reason: ReasonCode): RawRead => ({ kind: "bad", state: "unsafe", reason });
 
-/** `lstat` checks, then a no-follow read of at most 1025 bytes (`references/prose.md#flag-io`). */
-function readRaw(path: string, ownerUid: number): RawRead {
+/**
+ * `lstat` checks, then a no-follow read of at most `max + 1` bytes (`references/prose.md#flag-io`).
+ */
+function readRaw(path: string, ownerUid: number, max: number = MAX_FLAG_BYTES): RawRead {
+  // A writer renamed a new flag into place between our lstat and open: read again. Every retry
+  // means a write finished, so this ends when the writers stop (bounded all the same).
+  for (let attempt = 0;; attempt++) {
+    const read = readRawOnce(path, ownerUid, max);
+    if (read !== "changed") return read;
+    if (attempt >= 1000) return unsafe("io-error");
+  }
+}
+
+function readRawOnce(path: string, ownerUid: number, max: number): RawRead | "changed" {
   const st = lstatOr(path);
   if (typeof st === "string") return st === "ENOENT" ? { kind: "absent" } : unsafe("io-error");
   if (st.isSymlink) return unsafe("symlink-file");
@@ -232,14 +282,15 @@ function readRaw(path: string, ownerUid: number): RawRead {
   if ((st.uid ?? -1) !== ownerUid) return unsafe("foreign-owner");
   if (((st.mode ?? 0) & 0o022) !== 0) return unsafe("insecure-mode");
   const tooLarge: RawRead = { kind: "bad", state: "invalid", reason: "too-large" };
-  if (st.size > MAX_FLAG_BYTES) return tooLarge;
+  if (st.size > max) return tooLarge;
   try {
-    const head = readHead(path, MAX_FLAG_BYTES + 1, { follow: false });
-    return head.size > MAX_FLAG_BYTES ? tooLarge : { kind: "bytes", bytes: head.bytes };
+    const head = readHead(path, max + 1, { follow: false });
+    return head.size > max ? tooLarge : { kind: "bytes", bytes: head.bytes };
   } catch (e) {
     rethrowPermission(e);
     if (e instanceof ReadRefusedError) {
       const r = e.refusal;
+      if (r === "changed") return "changed";
       return unsafe(
         r === "symlink" ? "symlink-file" : r === "not-regular" ? "not-regular-file" : "io-error",
       );

@@ -3,14 +3,16 @@
  * and `pre-push` hooks that runs `prose block-end`. The block goes right after the shebang (an
  * earlier `exit` or `exec` could skip an appended one), never reads stdin and never fails the hook,
  * so git is never blocked and an existing hook keeps its behaviour. Unknown hook formats are
- * refused, never clobbered. Planning is pure ({@linkcode planInstall}, {@linkcode planRemove});
- * {@linkcode installHooks} applies the plans.
+ * refused, never clobbered. Hooks are handled as bytes and never decoded, so `--remove` gives back
+ * exactly the bytes that were there. Planning is pure ({@linkcode planInstall},
+ * {@linkcode planRemove}); {@linkcode installHooks} applies the plans.
  *
  * @module
  */
 
 import { text } from "../text.ts";
 import { runGit } from "../git.ts";
+import { shellCommand } from "../shell.ts";
 import { basename, joinRoot, normalizeLexical } from "../paths.ts";
 import { errorCode, rethrowPermission } from "../_fs/errors.ts";
 import { readRegular } from "../_fs/read.ts";
@@ -21,6 +23,12 @@ import { ProseError } from "./errors.ts";
 export const BLOCK_BEGIN = "# >>> ctxkit prose >>>";
 /** Last line of the managed block. */
 export const BLOCK_END = "# <<< ctxkit prose <<<";
+/**
+ * The line inside the block of a hook that `install-hooks` created: only such a hook is deleted by
+ * `--remove` (and only when nothing was added to it), so a user's own hook is never deleted.
+ */
+export const CREATED_LINE = "# this hook was created by prose install-hooks; --remove deletes it";
+const CREATED_SHEBANG = "#!/bin/sh";
 /** The hooks that get the block. */
 const HOOK_NAMES = ["post-commit", "pre-push"] as const;
 const SHELLS = new Set(["sh", "bash", "dash", "zsh", "ksh"]);
@@ -49,18 +57,13 @@ export interface HookPlan {
   result: HookResult;
   /** Why it is refused: `symlink`, `not-regular-file`, `not-shell` or `corrupt-block`. */
   reason?: string;
-  /** The new file content for `created`, `updated`, `inserted` and `removed`. */
-  content?: string;
-}
-
-/** Quote one word for `sh`: `'…'` with embedded quotes as `'\''`. */
-export function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", "'\\''")}'`;
+  /** The new file bytes for `created`, `updated`, `inserted` and `removed`. */
+  content?: Uint8Array;
 }
 
 /** The command line inside the block: every word single-quoted, no stdin, never failing. */
 export function blockCommandLine(command: readonly string[]): string {
-  return `${command.map(shellQuote).join(" ")} </dev/null >/dev/null 2>&1 || true`;
+  return `${shellCommand(command, { always: true })} </dev/null >/dev/null 2>&1 || true`;
 }
 
 /** True when the first line is a shebang of sh, bash, dash, zsh or ksh (directly or via env). */
@@ -76,47 +79,107 @@ export function isShellShebang(firstLine: string): boolean {
   return SHELLS.has(program);
 }
 
-function markers(lines: string[]): { begin: number[]; end: number[] } {
+const encoder = new TextEncoder();
+
+/** The lines of `bytes` split at `\n` (the last one is empty when the file ends with `\n`). */
+function byteLines(bytes: Uint8Array): Uint8Array[] {
+  const lines: Uint8Array[] = [];
+  let start = 0;
+  for (let i = 0; i <= bytes.length; i++) {
+    if (i === bytes.length || bytes[i] === 0x0a) {
+      lines.push(bytes.subarray(start, i));
+      start = i + 1;
+    }
+  }
+  return lines;
+}
+
+/** `lines` joined with `\n`: the inverse of {@linkcode byteLines}. */
+function joinLines(lines: readonly Uint8Array[]): Uint8Array {
+  const out = new Uint8Array(lines.reduce((n, l) => n + l.length, 0) + lines.length - 1);
+  let at = 0;
+  lines.forEach((line, i) => {
+    if (i > 0) out[at++] = 0x0a;
+    out.set(line, at);
+    at += line.length;
+  });
+  return out;
+}
+
+function sameBytes(a: Uint8Array, b: Uint8Array): boolean {
+  return a.length === b.length && a.every((x, i) => x === b[i]);
+}
+
+function isLine(line: Uint8Array, value: string): boolean {
+  return sameBytes(line, encoder.encode(value));
+}
+
+function markers(lines: Uint8Array[]): { begin: number[]; end: number[] } {
   const begin: number[] = [];
   const end: number[] = [];
   lines.forEach((line, i) => {
-    if (line === BLOCK_BEGIN) begin.push(i);
-    else if (line === BLOCK_END) end.push(i);
+    if (isLine(line, BLOCK_BEGIN)) begin.push(i);
+    else if (isLine(line, BLOCK_END)) end.push(i);
   });
   return { begin, end };
 }
 
-/**
- * Plan the install for a hook whose current content is `existing` (`null` when there is none).
- */
-export function planInstall(existing: string | null, command: readonly string[]): HookPlan {
-  const block = [BLOCK_BEGIN, blockCommandLine(command), BLOCK_END];
-  if (existing === null) return { result: "created", content: `#!/bin/sh\n${block.join("\n")}\n` };
-  const lines = existing.split("\n");
-  const { begin, end } = markers(lines);
-  if (begin.length === 1 && end.length === 1 && begin[0] < end[0]) {
-    const next = [...lines.slice(0, begin[0]), ...block, ...lines.slice(end[0] + 1)].join("\n");
-    return next === existing ? { result: "unchanged" } : { result: "updated", content: next };
-  }
-  if (begin.length > 0 || end.length > 0) return { result: "refused", reason: "corrupt-block" };
-  if (existing.includes("\0") || !isShellShebang(lines[0])) {
-    return { result: "refused", reason: "not-shell" };
-  }
-  return { result: "inserted", content: [lines[0], ...block, ...lines.slice(1)].join("\n") };
+function blockLines(command: readonly string[], created: boolean): Uint8Array[] {
+  const words = [BLOCK_BEGIN, ...(created ? [CREATED_LINE] : []), blockCommandLine(command)];
+  return [...words, BLOCK_END].map((l) => encoder.encode(l));
 }
 
-/** Plan the removal of the block: the exact bytes before the install, or deletion of a bare shebang. */
-export function planRemove(existing: string | null): HookPlan {
+/**
+ * Plan the install for a hook whose current bytes are `existing` (`null` when there is none).
+ */
+export function planInstall(existing: Uint8Array | null, command: readonly string[]): HookPlan {
+  if (existing === null) {
+    const lines = [encoder.encode(CREATED_SHEBANG), ...blockLines(command, true), new Uint8Array()];
+    return { result: "created", content: joinLines(lines) };
+  }
+  const lines = byteLines(existing);
+  const { begin, end } = markers(lines);
+  if (begin.length === 1 && end.length === 1 && begin[0] < end[0]) {
+    const created = lines.slice(begin[0], end[0]).some((l) => isLine(l, CREATED_LINE));
+    const next = joinLines([
+      ...lines.slice(0, begin[0]),
+      ...blockLines(command, created),
+      ...lines.slice(end[0] + 1),
+    ]);
+    return sameBytes(next, existing)
+      ? { result: "unchanged" }
+      : { result: "updated", content: next };
+  }
+  if (begin.length > 0 || end.length > 0) return { result: "refused", reason: "corrupt-block" };
+  // The first line is decoded only to classify it; the bytes written back are the bytes read.
+  const first = new TextDecoder("utf-8", { ignoreBOM: true }).decode(lines[0]);
+  if (existing.includes(0) || !isShellShebang(first)) {
+    return { result: "refused", reason: "not-shell" };
+  }
+  return {
+    result: "inserted",
+    content: joinLines([lines[0], ...blockLines(command, false), ...lines.slice(1)]),
+  };
+}
+
+/**
+ * Plan the removal of the block: the exact bytes from before the install, or the deletion of a
+ * hook `install-hooks` created (its block holds {@linkcode CREATED_LINE}) when nothing else was
+ * added to it.
+ */
+export function planRemove(existing: Uint8Array | null): HookPlan {
   if (existing === null) return { result: "not-installed" };
-  const lines = existing.split("\n");
+  const lines = byteLines(existing);
   const { begin, end } = markers(lines);
   if (begin.length === 0 && end.length === 0) return { result: "not-installed" };
   if (begin.length !== 1 || end.length !== 1 || begin[0] > end[0]) {
     return { result: "refused", reason: "corrupt-block" };
   }
-  const rest = [...lines.slice(0, begin[0]), ...lines.slice(end[0] + 1)];
-  const content = rest.join("\n");
-  if (/^#![^\n]*\n?$/.test(content)) return { result: "deleted" };
+  const created = lines.slice(begin[0], end[0]).some((l) => isLine(l, CREATED_LINE));
+  const content = joinLines([...lines.slice(0, begin[0]), ...lines.slice(end[0] + 1)]);
+  if (created && sameBytes(content, encoder.encode(`${CREATED_SHEBANG}\n`))) {
+    return { result: "deleted" };
+  }
   return { result: "removed", content };
 }
 
@@ -156,7 +219,7 @@ function hooksDirectory(repo: string): string {
 
 type Existing =
   | { kind: "none" }
-  | { kind: "file"; content: string; mode: number }
+  | { kind: "file"; content: Uint8Array; mode: number }
   | { kind: "bad"; reason: string };
 
 function readHook(path: string): Existing {
@@ -170,9 +233,7 @@ function readHook(path: string): Existing {
   if (st.isSymlink) return { kind: "bad", reason: "symlink" };
   if (!st.isFile) return { kind: "bad", reason: "not-regular-file" };
   try {
-    // ignoreBOM keeps a BOM as text, so removing the block gives back the exact bytes.
-    const bytes = readRegular(path, { follow: false });
-    const content = new TextDecoder("utf-8", { ignoreBOM: true }).decode(bytes);
+    const content = readRegular(path, { follow: false });
     return { kind: "file", content, mode: (st.mode ?? 0o755) & 0o7777 };
   } catch (e) {
     rethrowPermission(e);

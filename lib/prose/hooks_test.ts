@@ -8,17 +8,19 @@ import {
   BLOCK_BEGIN,
   BLOCK_END,
   blockCommandLine,
+  CREATED_LINE,
   installHooks,
   isShellShebang,
   planInstall,
   planRemove,
-  shellQuote,
 } from "./hooks.ts";
+
+const enc = (s: string) => new TextEncoder().encode(s);
+const dec = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
 
 const CMD = ["/opt/deno dir/deno", "run", "/it's/prose.ts", "block-end"];
 
 Deno.test("shell quoting survives quotes and spaces", () => {
-  assert.equal(shellQuote("it's"), `'it'\\''s'`);
   assert.equal(
     blockCommandLine(CMD),
     `'/opt/deno dir/deno' 'run' '/it'\\''s/prose.ts' 'block-end' </dev/null >/dev/null 2>&1 || true`,
@@ -56,55 +58,70 @@ Deno.test("install plans: create, insert after the shebang, update in place, unc
   const created = planInstall(null, CMD);
   assert.equal(created.result, "created");
   assert.equal(
-    created.content,
-    `#!/bin/sh\n${BLOCK_BEGIN}\n${blockCommandLine(CMD)}\n${BLOCK_END}\n`,
+    dec(created.content),
+    `#!/bin/sh\n${BLOCK_BEGIN}\n${CREATED_LINE}\n${blockCommandLine(CMD)}\n${BLOCK_END}\n`,
   );
   assert.deepEqual(planInstall(created.content!, CMD), { result: "unchanged" });
   const updated = planInstall(created.content!, [...CMD.slice(0, 3), "other"]);
   assert.equal(updated.result, "updated");
-  const inserted = planInstall("#!/bin/bash\nexit 0\n", CMD);
+  assert.match(dec(updated.content), new RegExp(`^#!/bin/sh\n${BLOCK_BEGIN}\n${CREATED_LINE}\n`));
+  const inserted = planInstall(enc("#!/bin/bash\nexit 0\n"), CMD);
   assert.equal(
-    inserted.content,
+    dec(inserted.content),
     `#!/bin/bash\n${BLOCK_BEGIN}\n${blockCommandLine(CMD)}\n${BLOCK_END}\nexit 0\n`,
   );
-  assert.deepEqual(planInstall("#!/usr/bin/env node\n", CMD), {
+  assert.deepEqual(planInstall(enc("#!/usr/bin/env node\n"), CMD), {
     result: "refused",
     reason: "not-shell",
   });
-  assert.deepEqual(planInstall(`#!/bin/sh\n${BLOCK_END}\n${BLOCK_BEGIN}\n`, CMD), {
+  assert.deepEqual(planInstall(enc(`#!/bin/sh\n${BLOCK_END}\n${BLOCK_BEGIN}\n`), CMD), {
     result: "refused",
     reason: "corrupt-block",
   });
-  assert.deepEqual(planInstall(`#!/bin/sh\n${BLOCK_BEGIN}\n`, CMD).reason, "corrupt-block");
+  assert.deepEqual(planInstall(enc(`#!/bin/sh\n${BLOCK_BEGIN}\n`), CMD).reason, "corrupt-block");
   assert.deepEqual(
-    planRemove(`#!/bin/sh\n${BLOCK_BEGIN}\n${BLOCK_BEGIN}\n${BLOCK_END}\n`).reason,
+    planRemove(enc(`#!/bin/sh\n${BLOCK_BEGIN}\n${BLOCK_BEGIN}\n${BLOCK_END}\n`)).reason,
     "corrupt-block",
   );
 });
 
 Deno.test("property: install then remove restores any shell hook byte for byte", () => {
-  const body = fc.array(
-    fc.string({ maxLength: 30 }).filter((l) =>
-      !l.includes("\n") && l !== BLOCK_BEGIN && l !== BLOCK_END
-    ),
-    { maxLength: 8 },
-  );
+  const body = fc.array(fc.uint8Array({ maxLength: 30 }), { maxLength: 8 });
   fc.assert(
     fc.property(
       fc.constantFrom("#!/bin/sh", "#!/usr/bin/env bash"),
       body,
       fc.boolean(),
       (shebang, rest, nl) => {
-        const original = [shebang, ...rest].join("\n") + (nl ? "\n" : "");
+        // Arbitrary bytes (not UTF-8, CRs, anything but a NUL or a newline) after the shebang.
+        const lines = [
+          enc(shebang),
+          ...rest.map((l) => l.map((b) => (b === 0 || b === 10 ? 65 : b))),
+        ];
+        const parts = lines.flatMap((l, i) => (i === 0 ? [l] : [enc("\n"), l]));
+        if (nl) parts.push(enc("\n"));
+        const original = new Uint8Array(parts.flatMap((p) => [...p]));
         const plan = planInstall(original, CMD);
         if (plan.result !== "inserted") return false;
         const removed = planRemove(plan.content!);
-        const expected = [shebang, ...rest].join("\n") + (nl ? "\n" : "");
-        if (removed.result === "deleted") return /^#![^\n]*\n?$/.test(expected);
-        return removed.result === "removed" && removed.content === expected;
+        return removed.result === "removed" &&
+          removed.content!.length === original.length &&
+          removed.content!.every((b, i) => b === original[i]);
       },
     ),
   );
+});
+
+Deno.test("a hook install-hooks created is deleted by --remove; a user's shebang-only hook is not", () => {
+  const created = planInstall(null, CMD).content!;
+  assert.deepEqual(planRemove(created), { result: "deleted" });
+  const own = enc("#!/bin/sh\n");
+  const inserted = planInstall(own, CMD);
+  assert.equal(inserted.result, "inserted");
+  assert.deepEqual(planRemove(inserted.content!), { result: "removed", content: own });
+  // A created hook the user added lines to comes back with those lines.
+  const grown = new Uint8Array([...created, ...enc("echo mine\n")]);
+  assert.equal(dec(planRemove(grown).content), "#!/bin/sh\necho mine\n");
 });
 
 Deno.test("installHooks: outcomes per hook; a refusal says what to check; bytes and mode survive", () => {
@@ -112,6 +129,7 @@ Deno.test("installHooks: outcomes per hook; a refusal says what to check; bytes 
   git(repo, "init", "-q", "-b", "main");
   const dir = join(repo, ".git", "hooks");
   const bom = "\ufeff#!/bin/sh\nexit 0\n";
+  const latin1 = new Uint8Array([...enc("#!/bin/sh\necho caf"), 0xe9, 0x0a]);
   writeFileSync(join(dir, "pre-push"), "#!/bin/bash\nexit 0");
   chmodSync(join(dir, "pre-push"), 0o750);
   symlinkSync("/nonexistent", join(dir, "post-commit"));
@@ -134,6 +152,11 @@ Deno.test("installHooks: outcomes per hook; a refusal says what to check; bytes 
     "would-insert",
   ]);
   assert.equal(readFileSync(join(dir, "post-commit"), "utf8"), bom);
+  // Bytes that are not UTF-8 survive an install and a removal exactly.
+  writeFileSync(join(dir, "pre-push"), latin1);
+  assert.equal(installHooks(opts)[1].result, "inserted");
+  assert.equal(installHooks({ ...opts, remove: true })[1].result, "removed");
+  assert.deepEqual(new Uint8Array(readFileSync(join(dir, "pre-push"))), latin1);
   assert.throws(
     () => installHooks({ ...opts, repo: makeTempDir("prose-norepo-") }),
     (e: unknown) =>

@@ -13,8 +13,10 @@
 
 import type { DatabaseSync } from "node:sqlite";
 import { firstLine, isAbsent } from "../_fs/errors.ts";
-import { createFileExclusive } from "../_fs/write.ts";
+import { readHead } from "../_fs/read.ts";
+import { createFileExclusive, tempPrefix } from "../_fs/write.ts";
 import { MIRROR_KEYS, type MirrorKey, type MirrorRows, type MirrorValues } from "./schema.ts";
+import { randomHex } from "../random.ts";
 
 /** Thrown when the mirror database cannot be opened, read or written (`code=db`). */
 export class MirrorError extends Error {
@@ -32,27 +34,99 @@ function storedText(value: unknown): string {
   return String(value);
 }
 
+/** The first 16 bytes of every SQLite 3 database file. */
+const SQLITE_MAGIC = "SQLite format 3\0";
+const SETTINGS_TABLE = "CREATE TABLE IF NOT EXISTS settings " +
+  "(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER)";
+
+function refuse(path: string, why: string): never {
+  throw new MirrorError(`cannot open database ${path}: ${why}`);
+}
+
 /**
- * Create the database file with mode 0600 when it is missing and force 0600 on an existing one, so
- * SQLite (which copies the main file's mode to its `-wal`/`-shm` files) never widens access. A link
- * is refused before anything is opened, so a dangling one never creates its target.
+ * Check, before anything is opened for writing or chmod-ed, that an existing `path` is a mirror of
+ * ours: a regular file (not a link), not empty, with the SQLite header, holding a `settings` table
+ * with the mirror's columns. A refused file keeps its mode and bytes.
  */
-function prepareFile(path: string): void {
+function checkExisting(path: string, st: Deno.FileInfo, Database: typeof DatabaseSync): void {
+  if (st.isSymlink) throw new MirrorError(`database path is a symbolic link: ${path}`);
+  if (!st.isFile) throw new MirrorError(`database path is not a regular file: ${path}`);
+  if (st.size === 0) {
+    refuse(path, "the file is empty; remove it, or name a path that does not exist");
+  }
+  let head: Uint8Array;
+  try {
+    head = readHead(path, 16, { follow: false }).bytes;
+  } catch (e) {
+    refuse(path, firstLine(e));
+  }
+  if (new TextDecoder("latin1").decode(head) !== SQLITE_MAGIC) {
+    refuse(path, "not a SQLite database (left untouched)");
+  }
+  let columns: string[];
+  try {
+    const db = new Database(path, { readOnly: true });
+    try {
+      columns = db.prepare("SELECT name FROM pragma_table_info('settings')").all().map((r) =>
+        String(r.name)
+      );
+    } finally {
+      db.close();
+    }
+  } catch (e) {
+    refuse(path, firstLine(e));
+  }
+  if (!["key", "value", "updated_at"].every((c) => columns.includes(c))) {
+    refuse(path, "a SQLite database without the mirror's settings table (left untouched)");
+  }
+}
+
+/**
+ * Create a new mirror at `path`, which must not exist: built in an exclusive 0600 temp file next to
+ * it, then linked into place, so the path is never an empty or half-made database and a file that
+ * appeared meanwhile is never replaced.
+ */
+function createMirror(path: string, Database: typeof DatabaseSync): void {
+  const dir = path.slice(0, Math.max(path.lastIndexOf("/"), 1));
+  const temp = `${dir}/${tempPrefix(path)}${Deno.pid}-${randomHex(8)}`;
+  try {
+    createFileExclusive(temp, "", 0o600);
+  } catch (e) {
+    refuse(path, firstLine(e));
+  }
+  try {
+    const db = new Database(temp);
+    try {
+      db.exec("PRAGMA journal_mode = MEMORY"); // no journal file next to the temp
+      db.exec(SETTINGS_TABLE);
+    } finally {
+      db.close();
+    }
+    Deno.linkSync(temp, path);
+  } catch (e) {
+    refuse(path, firstLine(e));
+  } finally {
+    try {
+      Deno.removeSync(temp);
+    } catch { /* already gone */ }
+  }
+}
+
+/** Make `path` a mirror of ours with mode 0600: validate an existing one, or create it. */
+function prepareFile(path: string, Database: typeof DatabaseSync): void {
   let st: Deno.FileInfo | undefined;
   try {
     st = Deno.lstatSync(path);
   } catch (e) {
-    if (!isAbsent(e)) throw new MirrorError(`cannot open database ${path}: ${firstLine(e)}`);
+    if (!isAbsent(e)) refuse(path, firstLine(e));
   }
-  if (st?.isSymlink) throw new MirrorError(`database path is a symbolic link: ${path}`);
-  if (st !== undefined && !st.isFile) {
-    throw new MirrorError(`database path is not a regular file: ${path}`);
-  }
+  if (st === undefined) return createMirror(path, Database);
+  checkExisting(path, st, Database);
+  // Ours: force 0600, so the -wal/-shm files SQLite derives from it are owner-only too.
   try {
-    if (st === undefined) createFileExclusive(path, "", 0o600);
-    else if (((st.mode ?? 0) & 0o777) !== 0o600) Deno.chmodSync(path, 0o600);
+    if (((st.mode ?? 0) & 0o777) !== 0o600) Deno.chmodSync(path, 0o600);
   } catch (e) {
-    throw new MirrorError(`cannot open database ${path}: ${firstLine(e)}`);
+    refuse(path, firstLine(e));
   }
 }
 
@@ -123,15 +197,15 @@ export class ProseMirror {
 }
 
 /**
- * Load the SQLite driver and return the synchronous opener: it opens (creating if needed) the
- * database at a path with mode 0600, WAL journal and the `settings` table, or throws
- * {@linkcode MirrorError}. Loading first lets `serve` bind its port, then open the database with
+ * Load the SQLite driver and return the synchronous opener: it opens the mirror at a path (an
+ * existing file must be a mirror of ours; a path that does not exist is created 0600) with WAL
+ * journal and the `settings` table, or throws {@linkcode MirrorError}. Loading first lets `serve` bind its port, then open the database with
  * no await in between.
  */
 export async function loadMirrorOpener(): Promise<(path: string) => ProseMirror> {
   const { DatabaseSync } = await import("node:sqlite");
   return (path) => {
-    prepareFile(path);
+    prepareFile(path, DatabaseSync);
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(path);
@@ -140,10 +214,7 @@ export async function loadMirrorOpener(): Promise<(path: string) => ProseMirror>
       // WAL + NORMAL never corrupts the file; a power cut may lose the last commit, which only
       // shows as drift until the next toggle or sync re-derives the rows from the flag file.
       db.exec("PRAGMA synchronous = NORMAL");
-      db.exec(
-        "CREATE TABLE IF NOT EXISTS settings " +
-          "(key TEXT PRIMARY KEY, value TEXT NOT NULL, updated_at INTEGER)",
-      );
+      db.exec(SETTINGS_TABLE);
       // Fail at startup, not on the first request, when the table has an incompatible shape.
       db.prepare("SELECT key, value, updated_at FROM settings LIMIT 0").all();
       return new ProseMirror(path, db);

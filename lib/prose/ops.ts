@@ -1,7 +1,9 @@
 /**
  * The flag's state transitions (`references/prose.md#transitions`): activation with precedence,
  * clearing, and the compare-first updates (`level`, `consume`, `block-end`, `session-end`), which
- * all go through {@linkcode update}, the one read-modify-write path.
+ * all go through {@linkcode update}, the one read-modify-write path. Every transition runs under
+ * the flag's lock (`lock.ts`), so concurrent ones take turns instead of racing; readers never
+ * wait for it.
  *
  * @module
  */
@@ -15,8 +17,10 @@ import {
   type ProseOptions,
   readProseFlag,
   reasonMessage,
+  safeStateDir,
   writeProseFlag,
 } from "./flag.ts";
+import { LockBusy, withFlagLock } from "./lock.ts";
 import {
   MAX_AUTO_CLARITY_MS,
   MAX_AUTO_CLARITY_TURNS,
@@ -159,6 +163,20 @@ function refused(reason: string, message?: string): OpResult {
     : { ok: false, result: "refused", reason, message };
 }
 
+/**
+ * Run a transition under the flag's lock when `D` exists and is safe (otherwise there is nothing
+ * to race on, and the transition reports the path itself); a lock held for the whole wait is
+ * `refused reason=busy`.
+ */
+function locked(opts: ProseOptions, transition: () => OpResult): OpResult {
+  const dir = safeStateDir(opts);
+  if (dir === null) return transition();
+  const r = withFlagLock(dir, transition);
+  if (!(r instanceof LockBusy)) return r;
+  const holder = r.pid === null ? "" : ` (held by pid ${r.pid})`;
+  return refused("busy", reasonMessage("busy", r.path) + holder);
+}
+
 function failed(r: IoFailure): OpResult {
   return r.reason === "conflict"
     ? { ok: false, result: "conflict", reason: "conflict", message: r.message }
@@ -197,13 +215,18 @@ export function activate(params: ActivateParams, opts: OpOptions = {}): OpResult
     };
   }
   if (plan.kind === "refused") return refused(plan.reason);
-  const read = readProseFlag({ ...opts, now });
+  return locked(opts, () => replaceFlag(plan.flag, { ...opts, now }));
+}
+
+/** Write an activation's flag unless a higher-precedence one is active (under the lock). */
+function replaceFlag(flag: ProseFlag, opts: ProseOptions & { now: number }): OpResult {
+  const read = readProseFlag(opts);
   if (read.state === "active" && read.flag !== null) {
-    if (sourceRank(plan.flag.source) < sourceRank(read.flag.source)) {
+    if (sourceRank(flag.source) < sourceRank(read.flag.source)) {
       return { ok: true, result: "kept", reason: "existing-override" };
     }
   }
-  const written = writeProseFlag(plan.flag, opts);
+  const written = writeProseFlag(flag, opts);
   if (!written.ok) return failed(written);
   if (read.state === "active") return { ok: true, result: "replaced" };
   if (read.state === "invalid" || read.state === "unsafe") {
@@ -221,11 +244,13 @@ export function activate(params: ActivateParams, opts: OpOptions = {}): OpResult
  * path is refused.
  */
 export function deactivate(opts: ProseOptions = {}): OpResult {
-  const read = readProseFlag(opts);
-  if (read.state === "absent") return { ok: true, result: "already-inactive" };
-  const cleared = clearProseFlag(opts);
-  if (!cleared.ok) return failed(cleared);
-  return { ok: true, result: cleared.cleared ? "cleared" : "already-inactive" };
+  return locked(opts, () => {
+    const read = readProseFlag(opts);
+    if (read.state === "absent") return { ok: true, result: "already-inactive" };
+    const cleared = clearProseFlag(opts);
+    if (!cleared.ok) return failed(cleared);
+    return { ok: true, result: cleared.cleared ? "cleared" : "already-inactive" };
+  });
 }
 
 /** What a compare-first update does to the flag it read: keep it, clear it, or write a new one. */
@@ -238,11 +263,19 @@ type Change =
   );
 
 /**
- * The one read-modify-write path: read the flag, refuse an invalid or unsafe one, let `decide`
- * pick the change (or finish the operation itself), and apply it compare-first, so a concurrent
- * change ends in `conflict` instead of a lost update.
+ * The one read-modify-write path: under the flag's lock, read the flag, refuse an invalid or unsafe
+ * one, let `decide` pick the change (or finish the operation itself), and apply it compare-first,
+ * so a change by a writer that does not take the lock still ends in `conflict`, never in a lost
+ * update.
  */
 function update(opts: ProseOptions, decide: (read: FlagRead) => Change | OpResult): OpResult {
+  return locked(opts, () => readModifyWrite(opts, decide));
+}
+
+function readModifyWrite(
+  opts: ProseOptions,
+  decide: (read: FlagRead) => Change | OpResult,
+): OpResult {
   const read = readProseFlag(opts);
   if (read.state === "invalid" || read.state === "unsafe") {
     return refused(read.reason ?? "io-error");

@@ -1,51 +1,88 @@
-// deno-lint-ignore-file no-control-regex
 /**
- * Sanitized rendering: every string that comes from disk, the database, the network, a config key
- * name or a prompt goes through {@linkcode sanitize} before it is printed
- * (`references/prose.md#sanitizing`).
+ * Safe printing (`references/prose.md#sanitizing`): every string that comes from disk, the
+ * database, the network, a config key name or a prompt is printed through {@linkcode sanitize}
+ * (a value on a line), {@linkcode sanitizeMessage} (free text received or composed elsewhere) or
+ * {@linkcode safeJson} (a JSON document). Nothing is dropped: a control character is escaped
+ * visibly, with the rule every ctxkit tool prints names with (`printable` of `lib/text.ts`), so a
+ * printed name is always one line, never reaches the terminal as a control, and never looks like
+ * another, real name.
  *
  * @module
  */
 
-import { plain, type Text } from "../text.ts";
+import { plain, printable, type Text } from "../text.ts";
 
 /** Default clamp in code points. */
 const SANITIZE_MAX = 200;
+/** Clamp of free-text messages in code points. */
+const MESSAGE_MAX = 1024;
 /** Clamp for `match` tokens. */
 export const TOKEN_MAX = 40;
 
-// CSI: ESC [ params/intermediates, final byte 0x40–0x7E. OSC: ESC ] … (BEL | ESC \). Any other
-// ESC + one character. U+009B is the 8-bit CSI introducer.
-const ESCAPES =
-  /\x1b\[[\x20-\x3f]*[\x40-\x7e]?|\x1b\][^\x07\x1b]*(?:\x07|\x1b\\)?|\x1b[\s\S]?|\u009b/g;
-const SPACES = /[\t\r\n]/g;
-// Other C0 controls, DEL, C1 controls, bidi controls, zero-width characters and the BOM.
-const DELETED =
-  /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff]/g;
+// What printable() leaves alone but a terminal must not receive raw either: bidi controls,
+// zero-width characters, the BOM, line/paragraph separators and lone surrogates.
+const INVISIBLE =
+  /[\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+// Everything sanitize() escapes except `"` and `\` (which only need escaping inside a quoted name).
+// deno-lint-ignore no-control-regex
+const DANGEROUS = /[\x00-\x1f\x7f-\x9f]/;
+
+function hex4(c: string): string {
+  return c.charCodeAt(0).toString(16).padStart(4, "0");
+}
+
+/** At most `max` code points of `text`, with `…` appended when it was longer (pairs never split). */
+export function clampPoints(text: string, max: number): string {
+  if (text.length <= max) return text;
+  const points = Array.from(text);
+  return points.length > max ? points.slice(0, max).join("") + "…" : text;
+}
 
 /**
- * Make untrusted text safe for a terminal: strip escape sequences, map TAB/CR/LF to a space, delete
- * other control, bidi and zero-width characters, and clamp to `max` code points (appending `…`).
+ * The printed form of a value (a path, a name, a token): clamped to `max` code points (appending
+ * `…`), then unchanged when it holds nothing to escape, else double-quoted with each control
+ * character (C0, DEL, C1), `"` and `\` escaped as `printable` does (`\n`, `\t`, `\x1b`, `\"`,
+ * `\\`), and bidi controls, zero-width characters, the BOM and lone surrogates as `\uXXXX`. An
+ * escape sequence is neutralised (its ESC is printed as `\x1b`); nothing is ever dropped.
  *
  * @example
  * ```ts
  * import { sanitize } from "./sanitize.ts";
- * sanitize("\x1b[31mred\x1b[0m\tok"); // "red ok"
+ * sanitize("/home/ana/.cellm"); // "/home/ana/.cellm"
+ * sanitize("a\x1b[31mb"); // '"a\\x1b[31mb"'
  * sanitize("abcdef", 3); // "abc…"
  * ```
  */
-export function sanitize(text: string, max: number = SANITIZE_MAX): string {
-  const clean = text.replace(ESCAPES, "").replace(SPACES, " ").replace(DELETED, "");
-  // Iterating a string walks code points, so a surrogate pair is never split.
-  const points = Array.from(clean);
-  // A lone surrogate is not printable text either.
-  const safe = points.map((p) => (p.length === 1 && /[\ud800-\udfff]/.test(p) ? "\ufffd" : p));
-  return safe.length > max ? safe.slice(0, max).join("") + "…" : safe.join("");
+export function sanitize(value: string, max: number = SANITIZE_MAX): string {
+  const body = clampPoints(value, max);
+  let out = printable(body);
+  INVISIBLE.lastIndex = 0;
+  if (!INVISIBLE.test(out)) return out;
+  if (out === body) out = `"${out}"`;
+  return out.replace(INVISIBLE, (c) => `\\u${hex4(c)}`);
 }
 
 /**
- * Render a value for a `PROSE: key=value` line: sanitized, and JSON-quoted when it contains a
- * space, `=` or `"` (or is empty).
+ * Free text as prose prints it (a message a backend sent, a runtime's error text): clamped, and
+ * unchanged unless it holds a control, bidi or zero-width character or a lone surrogate; such
+ * text is printed whole through {@linkcode sanitize} (quoted and escaped).
+ *
+ * @example
+ * ```ts
+ * import { sanitizeMessage } from "./sanitize.ts";
+ * sanitizeMessage('expected one of "off"|"full"'); // unchanged
+ * sanitizeMessage("bad\nline"); // '"bad\\nline"'
+ * ```
+ */
+export function sanitizeMessage(text: string, max: number = MESSAGE_MAX): string {
+  INVISIBLE.lastIndex = 0;
+  if (!DANGEROUS.test(text) && !INVISIBLE.test(text)) return clampPoints(text, max);
+  return sanitize(text, max);
+}
+
+/**
+ * Render a value for a `PROSE: key=value` line: {@linkcode sanitize}d, and double-quoted when it
+ * contains a space or `=` (or is empty) and was not quoted already.
  *
  * @example
  * ```ts
@@ -56,7 +93,8 @@ export function sanitize(text: string, max: number = SANITIZE_MAX): string {
  */
 export function renderValue(value: string, max: number = SANITIZE_MAX): string {
   const clean = sanitize(value, max);
-  return clean === "" || /[ ="]/.test(clean) ? JSON.stringify(clean) : clean;
+  if (clean.startsWith('"')) return clean; // quoted by sanitize: already one token
+  return clean === "" || /[ =]/.test(clean) ? `"${clean}"` : clean;
 }
 
 /**
@@ -65,4 +103,24 @@ export function renderValue(value: string, max: number = SANITIZE_MAX): string {
 export function renderText(message: Text): string {
   const values = message.values.map((v) => (typeof v === "string" ? sanitize(v) : v));
   return plain({ strings: message.strings, values });
+}
+
+// What JSON.stringify leaves raw but a terminal must not receive: DEL, the C1 controls, bidi and
+// zero-width characters, the BOM and the line/paragraph separators (C0 and lone surrogates are
+// already escaped by JSON.stringify).
+const JSON_UNSAFE = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff\u2028\u2029]/g;
+
+/**
+ * `JSON.stringify(value)` on one line, with every character a terminal could act on written as a
+ * `\uXXXX` escape: the document keeps the exact strings (a consumer parses them back unchanged)
+ * and is safe to print.
+ *
+ * @example
+ * ```ts
+ * import { safeJson } from "./sanitize.ts";
+ * safeJson({ path: "a\u009bb" }); // '{"path":"a\\u009bb"}'
+ * ```
+ */
+export function safeJson(value: unknown): string {
+  return JSON.stringify(value).replace(JSON_UNSAFE, (c) => `\\u${hex4(c)}`);
 }

@@ -132,6 +132,14 @@ export function issueField(issue: { code: string; path: readonly PropertyKey[] }
 }
 
 /**
+ * The message of a zod issue as a reply may carry it: an unknown key is `unknown key` (zod's own
+ * message would echo the client's key name), every other message is the schema's own text.
+ */
+export function issueMessage(issue: { code: string; message: string }): string {
+  return issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
+}
+
+/**
  * Serialize a flag the way writers must: compact JSON, keys in schema order, then `\n`.
  */
 export function serializeFlag(flag: ProseFlag): string {
@@ -258,6 +266,20 @@ export const ToggleResponseSchema = z.strictObject({
 
 /** A parsed toggle success body. */
 export type ToggleResponse = z.infer<typeof ToggleResponseSchema>;
+
+/**
+ * `D/serve.json`, written by `prose serve` (0600, atomically) and removed when it stops: the
+ * port it bound on 127.0.0.1, its pid, and the per-server secret every request but `/health`
+ * must carry as `Authorization: Bearer <token>` (`references/prose.md#authentication`).
+ */
+export const ServeRecordSchema = z.strictObject({
+  port: z.int().min(1).max(65535),
+  pid: z.int().min(1),
+  token: z.string().regex(/^[0-9a-f]{64}$/),
+});
+
+/** A parsed `serve.json`. */
+export type ServeRecord = z.infer<typeof ServeRecordSchema>;
 
 // --- documents of other programs --------------------------------------------------------------
 

@@ -1,11 +1,12 @@
 /**
  * `prose serve`, the loopback backend (`references/prose.md#backend-api`): the port and database
- * it uses, the HTTP gate in contract order, the three endpoints, and the server's lifetime. Every
- * toggle writes the flag through the same transitions as the CLI (the flag file stays the source
- * of truth), re-reads it, and mirrors what it read into SQLite in one transaction.
+ * it uses, the HTTP gate in contract order (authentication included), the three endpoints, and
+ * the server's lifetime. Every toggle writes the flag through the same transitions as the CLI (the
+ * flag file stays the source of truth), re-reads it, and mirrors what it read into SQLite in one
+ * transaction. HTTP itself, with its connection cap and deadlines, is `http.ts`.
  *
- * The handler is synchronous between reading the body and answering, so a flag write and its
- * mirror write never interleave with another request. Only the CLI's `serve` imports this module.
+ * The handler is synchronous once it has the request, so a flag write and its mirror write never
+ * interleave with another request. Only the CLI's `serve` imports this module.
  *
  * @module
  */
@@ -14,8 +15,9 @@ import { text, verbatim } from "../text.ts";
 import { EnvironmentError } from "../errors.ts";
 import { errorCode, firstLine } from "../_fs/errors.ts";
 import { readRegular } from "../_fs/read.ts";
-import { decodeJson, readCapped } from "./backend.ts";
+import { decodeJson } from "./backend.ts";
 import { ProseError } from "./errors.ts";
+import { type HttpLimits, type HttpRequest, type HttpResponse, serveHttp } from "./http.ts";
 import {
   type FlagRead,
   makeStateDirs,
@@ -25,9 +27,10 @@ import {
 } from "./flag.ts";
 import { loadMirrorOpener, MirrorError } from "./mirror.ts";
 import { applyToggle, type OpResult } from "./ops.ts";
-import { sanitize } from "./sanitize.ts";
+import { safeJson, sanitizeMessage } from "./sanitize.ts";
 import {
   issueField,
+  issueMessage,
   type MirrorRows,
   type MirrorValues,
   type StatusDocument,
@@ -36,6 +39,7 @@ import {
   WorkerJsonSchema,
 } from "./schema.ts";
 import { expectedMirror, statusDocument } from "./status.ts";
+import { authorized, newToken, removeServeRecord, writeServeRecord } from "./token.ts";
 
 /** The bind address: loopback only, never configurable. */
 const BIND_HOST = "127.0.0.1";
@@ -225,22 +229,22 @@ export function isJsonContentType(contentType: string | null): boolean {
   return params.every((p) => p === "" || p === "charset=utf-8" || p === 'charset="utf-8"');
 }
 
-/** True when a declared `Content-Length` already exceeds the cap. */
-export function declaredTooLarge(contentLength: string | null): boolean {
-  if (contentLength === null) return false;
-  const n = Number(contentLength.trim());
-  return Number.isFinite(n) && n > MAX_BODY_BYTES;
-}
+const JSON_HEADERS: Readonly<Record<string, string>> = Object.freeze({
+  "Content-Type": "application/json; charset=utf-8",
+  "Cache-Control": "no-store",
+  "X-Content-Type-Options": "nosniff",
+});
 
-/** A `Response` for `reply`: JSON, `no-store`, `nosniff`, and never any CORS header. */
-export function toResponse(reply: Reply): Response {
-  const headers = new Headers({
-    "Content-Type": "application/json; charset=utf-8",
-    "Cache-Control": "no-store",
-    "X-Content-Type-Options": "nosniff",
-  });
-  for (const [k, v] of Object.entries(reply.headers ?? {})) headers.set(k, v);
-  return new Response(JSON.stringify(reply.body) + "\n", { status: reply.status, headers });
+/**
+ * The HTTP answer for `reply`: one line of JSON (every character a terminal could act on
+ * escaped), `no-store`, `nosniff`, and never any CORS header.
+ */
+export function toHttpResponse(reply: Reply): HttpResponse {
+  return {
+    status: reply.status,
+    headers: { ...JSON_HEADERS, ...reply.headers },
+    body: new TextEncoder().encode(safeJson(reply.body) + "\n"),
+  };
 }
 
 // --- the endpoints ---------------------------------------------------------------------------
@@ -257,6 +261,8 @@ export interface MirrorStore {
 export interface ServerContext {
   /** The bound port (the `Host` check needs it). */
   port: number;
+  /** The per-server secret every request but `GET /health` must carry. */
+  token: string;
   /** Library options: the root `R`. */
   opts: ProseOptions;
   /** The mirror database. */
@@ -282,8 +288,8 @@ function backendStatus(
 
 /** Map a failed transition to its reply: usage → 400, invalid config → 500, else 409. */
 function failureReply(outcome: OpResult): Reply {
-  const message = sanitize(outcome.message ?? outcome.reason ?? outcome.result);
-  const field = outcome.field === undefined ? {} : { field: sanitize(outcome.field) };
+  const message = sanitizeMessage(outcome.message ?? outcome.reason ?? outcome.result);
+  const field = outcome.field === undefined ? {} : { field: outcome.field };
   if (outcome.result === "usage") return errorReply(400, "invalid_request", message, field);
   if (outcome.result === "refused" && outcome.reason === "config") {
     return errorReply(500, "config_invalid", message, field);
@@ -313,40 +319,45 @@ function toggle(ctx: ServerContext, request: ToggleRequest, now: number): Reply 
   return { status: 200, body };
 }
 
-async function handle(ctx: ServerContext, req: Request): Promise<Reply> {
-  const routed = route(req.method, new URL(req.url).pathname);
+/** The reply to a request that lacks the token: no detail at all. */
+const UNAUTHORIZED: Reply = errorReply(401, "unauthorized", "unauthorized", {
+  headers: { "WWW-Authenticate": 'Bearer realm="prose"' },
+});
+const TOO_LARGE = `body larger than ${MAX_BODY_BYTES} bytes`;
+
+/** The gate in contract order (`references/prose.md#http-checks`), then the endpoint. */
+function handle(ctx: ServerContext, req: HttpRequest): Reply {
+  const routed = route(req.method, req.path);
   if (!routed.ok) return routed.reply;
-  if (!hostAllowed(req.headers.get("host"), ctx.port)) {
+  const header = (name: string) => req.headers.get(name) ?? null;
+  if (!hostAllowed(header("host"), ctx.port)) {
     return errorReply(403, "forbidden_host", "Host must be a loopback name with this port");
   }
-  if (!originAllowed(req.headers.get("origin"))) {
+  if (!originAllowed(header("origin"))) {
     return errorReply(403, "forbidden_origin", "Origin must be a loopback origin");
   }
-  const clock = ctx.clock ?? Date.now;
   if (routed.path === "/health") return { status: 200, body: { ok: true } };
+  if (!authorized(header("authorization"), ctx.token)) return UNAUTHORIZED;
+  const clock = ctx.clock ?? Date.now;
   if (routed.path === "/api/prose/status") {
     return { status: 200, body: backendStatus(ctx, clock()) };
   }
-  if (!isJsonContentType(req.headers.get("content-type"))) {
+  if (!isJsonContentType(header("content-type"))) {
     return errorReply(415, "unsupported_media_type", "Content-Type must be application/json");
   }
-  if (declaredTooLarge(req.headers.get("content-length"))) {
-    return errorReply(413, "payload_too_large", "body larger than 4096 bytes");
-  }
-  const body = await readCapped(req.body, MAX_BODY_BYTES);
-  if (body.truncated) return errorReply(413, "payload_too_large", "body larger than 4096 bytes");
-  const decoded = decodeJson(body.bytes);
+  if (req.bodyTooLarge) return errorReply(413, "payload_too_large", TOO_LARGE);
+  const decoded = decodeJson(req.body);
   if (decoded === undefined) {
     return errorReply(400, "invalid_json", "body must be UTF-8 JSON");
   }
   const parsed = ToggleRequestSchema.safeParse(decoded.value);
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
-    return errorReply(400, "invalid_request", sanitize(issue.message), {
+    // Neither the message nor the field ever names a key the client sent.
+    return errorReply(400, "invalid_request", sanitizeMessage(issueMessage(issue)), {
       field: issueField(issue),
     });
   }
-  // The clock is read again: the body may have taken a while to arrive.
   return toggle(ctx, parsed.data, clock());
 }
 
@@ -354,15 +365,15 @@ async function handle(ctx: ServerContext, req: Request): Promise<Reply> {
  * Create the request handler. It never throws: an unexpected failure is a 500 `internal` body
  * without a stack trace.
  */
-export function createProseHandler(ctx: ServerContext): (req: Request) => Promise<Response> {
-  return async (req) => {
+export function createProseHandler(ctx: ServerContext): (req: HttpRequest) => HttpResponse {
+  return (req) => {
     let reply: Reply;
     try {
-      reply = await handle(ctx, req);
+      reply = handle(ctx, req);
     } catch (e) {
-      reply = errorReply(500, "internal", sanitize(firstLine(e)));
+      reply = errorReply(500, "internal", sanitizeMessage(firstLine(e)));
     }
-    return toResponse(reply);
+    return toHttpResponse(reply);
   };
 }
 
@@ -374,8 +385,10 @@ export interface StartOptions {
   port: number;
   /** Absolute path of the mirror database. */
   dbPath: string;
-  /** Library options (the root `R`). */
+  /** Library options (the root `R`; the token file goes into its `D`). */
   opts?: ProseOptions;
+  /** Connection bounds (default: the documented ones). */
+  limits?: Partial<HttpLimits>;
 }
 
 /** A running backend. */
@@ -386,44 +399,25 @@ export interface RunningServer {
   port: number;
   /** The mirror database path. */
   dbPath: string;
-  /** Stop accepting, finish in-flight requests, close the database. Safe to call twice. */
+  /** The token file `D/serve.json`. */
+  tokenPath: string;
+  /** The per-server secret (also in {@linkcode tokenPath}). */
+  token: string;
+  /** Connections open now. */
+  readonly connections: number;
+  /**
+   * Stop accepting, finish in-flight requests, close the database, remove the token file. Safe to
+   * call twice.
+   */
   shutdown(): Promise<void>;
 }
 
-/** Placeholder mirror for the instant between bind and open (never reached by a request). */
-const UNOPENED: MirrorStore = {
-  read: () => {
-    throw new Error("mirror not open");
-  },
-  write: () => {
-    throw new Error("mirror not open");
-  },
-};
-
-/**
- * Bind 127.0.0.1 and open the mirror. Throws {@linkcode ProseError} `port-in-use` for a busy port
- * and `db` for a database that cannot be opened (the server is stopped again then).
- */
-export async function startProseServer(options: StartOptions): Promise<RunningServer> {
-  const open = await loadMirrorOpener();
-  // Bind first: a busy port then leaves no database file behind. No request can run before the
-  // mirror is set below, because nothing awaits in between.
-  const ctx: ServerContext = { port: options.port, opts: options.opts ?? {}, mirror: UNOPENED };
-  let server: Deno.HttpServer<Deno.NetAddr>;
+function bind(port: number): Deno.TcpListener {
   try {
-    server = Deno.serve({
-      hostname: BIND_HOST,
-      port: options.port,
-      onListen: () => {},
-      onError: () =>
-        new Response('{"ok":false,"error":"internal","message":"internal error"}\n', {
-          status: 500,
-          headers: { "content-type": "application/json", "cache-control": "no-store" },
-        }),
-    }, createProseHandler(ctx));
+    return Deno.listen({ hostname: BIND_HOST, port });
   } catch (e) {
     if (e instanceof Deno.errors.AddrInUse) {
-      const address = `${BIND_HOST}:${options.port}`;
+      const address = `${BIND_HOST}:${port}`;
       throw new ProseError(
         "port-in-use",
         text`${verbatim(address)} is already in use; pick another with --port`,
@@ -431,24 +425,58 @@ export async function startProseServer(options: StartOptions): Promise<RunningSe
     }
     throw e;
   }
+}
+
+/**
+ * Bind 127.0.0.1, open the mirror and write the token file. Throws {@linkcode ProseError}
+ * `port-in-use` for a busy port, `db` for a database that cannot be opened (or is not ours) and
+ * `token` when the token file cannot be written (the port is released again then).
+ */
+export async function startProseServer(options: StartOptions): Promise<RunningServer> {
+  const open = await loadMirrorOpener();
+  const opts = options.opts ?? {};
+  // Bind first: a busy port then leaves no database file behind.
+  const listener = bind(options.port);
+  const port = (listener.addr as Deno.NetAddr).port;
+  const token = newToken();
   let mirror: ReturnType<typeof open>;
+  let tokenPath: string;
   try {
     mirror = open(options.dbPath);
   } catch (e) {
-    await server.shutdown();
+    listener.close();
     if (e instanceof MirrorError) throw new ProseError("db", text`${e.message}`);
     throw e;
   }
-  ctx.mirror = mirror;
-  // With --port 0 the Host check must use the port the OS picked.
-  ctx.port = server.addr.port;
+  try {
+    tokenPath = writeServeRecord(opts, { port, pid: Deno.pid, token });
+  } catch (e) {
+    listener.close();
+    mirror.close();
+    throw e;
+  }
+  const ctx: ServerContext = { port, token, opts, mirror };
+  const http = serveHttp({
+    listener,
+    handler: createProseHandler(ctx),
+    protocolError: (status, error, message) => toHttpResponse(errorReply(status, error, message)),
+    limits: { ...options.limits, maxBodyBytes: MAX_BODY_BYTES },
+  });
   let stopped: Promise<void> | undefined;
   return {
-    url: `http://${BIND_HOST}:${server.addr.port}`,
-    port: server.addr.port,
+    url: `http://${BIND_HOST}:${port}`,
+    port,
     dbPath: options.dbPath,
+    tokenPath,
+    token,
+    get connections() {
+      return http.connections;
+    },
     shutdown: () => {
-      stopped ??= server.shutdown().finally(() => mirror.close());
+      stopped ??= http.shutdown().finally(() => {
+        mirror.close();
+        removeServeRecord(opts, token);
+      });
       return stopped;
     },
   };
@@ -470,4 +498,34 @@ export function watchSignals(): { signal: Promise<Deno.Signal>; cancel: () => vo
     signals.forEach((s, i) => Deno.addSignalListener(s, listeners[i]));
   });
   return { signal, cancel };
+}
+
+/**
+ * Turn an error nothing handled (a rejected promise, an exception thrown in a callback) into a
+ * rejection of `failed`, so `serve` still ends through its error line and `❌ FAILED EXIT:1`
+ * instead of the runtime's crash report; `cancel` removes the listeners.
+ */
+export function watchFatal(): { failed: Promise<never>; cancel: () => void } {
+  let fail: (e: unknown) => void = () => {};
+  const failed = new Promise<never>((_, reject) => {
+    fail = reject;
+  });
+  failed.catch(() => {}); // the caller races it; it is never unhandled itself
+  const onRejection = (e: PromiseRejectionEvent) => {
+    e.preventDefault();
+    fail(e.reason);
+  };
+  const onError = (e: ErrorEvent) => {
+    e.preventDefault();
+    fail(e.error ?? new Error(e.message));
+  };
+  globalThis.addEventListener("unhandledrejection", onRejection);
+  globalThis.addEventListener("error", onError);
+  return {
+    failed,
+    cancel: () => {
+      globalThis.removeEventListener("unhandledrejection", onRejection);
+      globalThis.removeEventListener("error", onError);
+    },
+  };
 }

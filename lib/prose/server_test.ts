@@ -5,19 +5,18 @@ import { makeTempDir, removeDir } from "../../tests/_helpers.ts";
 import { EnvironmentError } from "../errors.ts";
 import { ProseError } from "./errors.ts";
 import {
-  declaredTooLarge,
   DEFAULT_PORT,
   defaultDbPath,
   errorReply,
   hostAllowed,
   isJsonContentType,
-  MAX_BODY_BYTES,
   originAllowed,
   parsePort,
   readWorkerJson,
   resolvePort,
   route,
-  toResponse,
+  toHttpResponse,
+  watchFatal,
 } from "./server.ts";
 
 Deno.test("route: exact paths; 404 for unknown, 405 with Allow for the wrong method", () => {
@@ -68,28 +67,29 @@ Deno.test("originAllowed: absent or loopback http(s) origins only", () => {
   }
 });
 
-Deno.test("isJsonContentType and declaredTooLarge", () => {
+Deno.test("isJsonContentType", () => {
   assert.equal(isJsonContentType("application/json"), true);
   assert.equal(isJsonContentType("Application/JSON; charset=UTF-8"), true);
   for (const ct of [null, "text/plain", "application/json; charset=latin1", "application/jsonx"]) {
     assert.equal(isJsonContentType(ct), false, String(ct));
   }
-  assert.equal(declaredTooLarge(null), false);
-  assert.equal(declaredTooLarge(String(MAX_BODY_BYTES)), false);
-  assert.equal(declaredTooLarge(String(MAX_BODY_BYTES + 1)), true);
 });
 
-Deno.test("toResponse: JSON, no-store, nosniff, no CORS; error bodies in contract order", async () => {
-  const res = toResponse(errorReply(400, "invalid_request", "bad level", { field: "level" }));
+Deno.test("toHttpResponse: JSON, no-store, nosniff, no CORS; error bodies in contract order", () => {
+  const res = toHttpResponse(errorReply(400, "invalid_request", "bad level", { field: "level" }));
   assert.equal(res.status, 400);
-  assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
-  assert.equal(res.headers.get("cache-control"), "no-store");
-  assert.equal(res.headers.get("x-content-type-options"), "nosniff");
-  assert.equal(res.headers.get("access-control-allow-origin"), null);
+  assert.deepEqual(res.headers, {
+    "Content-Type": "application/json; charset=utf-8",
+    "Cache-Control": "no-store",
+    "X-Content-Type-Options": "nosniff",
+  });
   assert.equal(
-    await res.text(),
+    new TextDecoder().decode(res.body),
     '{"ok":false,"error":"invalid_request","field":"level","message":"bad level"}\n',
   );
+  // A terminal-active character in a body is escaped, never sent raw.
+  const odd = toHttpResponse({ status: 200, body: { path: "a\u009bb\u202ec" } });
+  assert.equal(new TextDecoder().decode(odd.body), '{"path":"a\\u009bb\\u202ec"}\n');
 });
 
 Deno.test("parsePort: digits only, 0-65535", () => {
@@ -171,5 +171,16 @@ Deno.test("defaultDbPath creates R and D (0700) and refuses a linked D", () => {
     );
   } finally {
     removeDir(base);
+  }
+});
+
+Deno.test("watchFatal: an error nothing handled becomes a rejection serve reports (not a crash)", async () => {
+  const fatal = watchFatal();
+  try {
+    // A rejected promise nobody awaits, as a bug in a callback would leave.
+    Promise.reject(new Error("unexpected"));
+    await assert.rejects(fatal.failed, /unexpected/);
+  } finally {
+    fatal.cancel();
   }
 });

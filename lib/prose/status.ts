@@ -4,15 +4,15 @@
  * CLI renders status lines from. It also says what the SQLite mirror should hold for the read and
  * where a stored mirror drifts (`references/prose.md#mirror`).
  *
- * Every string in a document, whether built here or received from a backend, goes through
- * {@linkcode sanitizeStatusDocument}, and invalid flag content is never included (only enum and
- * number fields of a valid flag).
+ * A document holds the exact strings (the flag path, the stored mirror text); they are escaped
+ * where they are printed (`safeJson`, `sanitize`), never in the document, so a consumer parses
+ * back the real path. Invalid flag content is never included (only enum and number fields of a
+ * valid flag).
  *
  * @module
  */
 
 import { type FlagRead, resolveLevel } from "./flag.ts";
-import { sanitize } from "./sanitize.ts";
 import {
   MIRROR_KEYS,
   type MirrorKey,
@@ -62,32 +62,6 @@ export function driftKeys(rows: MirrorRows, expected: MirrorValues): MirrorKey[]
   });
 }
 
-function cleanOrNull(value: string | null): string | null {
-  return value === null ? null : sanitize(value);
-}
-
-/** The document with every string sanitized (the one sanitizing path for status documents). */
-export function sanitizeStatusDocument(doc: StatusDocument): StatusDocument {
-  const m = doc.mirror;
-  const e = doc.expected;
-  return {
-    ...doc,
-    flagPath: sanitize(doc.flagPath),
-    reason: cleanOrNull(doc.reason),
-    field: cleanOrNull(doc.field),
-    mirror: m === null ? null : {
-      CELLM_PROSE_ACTIVE: cleanOrNull(m.CELLM_PROSE_ACTIVE),
-      CELLM_PROSE_LEVEL: cleanOrNull(m.CELLM_PROSE_LEVEL),
-      CELLM_PROSE_EXPIRES_AT: cleanOrNull(m.CELLM_PROSE_EXPIRES_AT),
-    },
-    expected: e === null ? null : {
-      CELLM_PROSE_ACTIVE: sanitize(e.CELLM_PROSE_ACTIVE),
-      CELLM_PROSE_LEVEL: sanitize(e.CELLM_PROSE_LEVEL),
-      CELLM_PROSE_EXPIRES_AT: sanitize(e.CELLM_PROSE_EXPIRES_AT),
-    },
-  };
-}
-
 /**
  * Build the status document for a read. `mirror` is what a backend read from its database:
  * omitted without a backend (`mirror`, `drift`, `driftKeys` are `null`), `null` when the database
@@ -105,7 +79,7 @@ export function statusDocument(
     : mirror === null
     ? [...MIRROR_KEYS]
     : driftKeys(mirror, expected);
-  return sanitizeStatusDocument({
+  return {
     schema: STATUS_SCHEMA_ID,
     via,
     now,
@@ -119,5 +93,5 @@ export function statusDocument(
     expected,
     drift: keys === null ? null : keys.length > 0,
     driftKeys: keys,
-  });
+  };
 }

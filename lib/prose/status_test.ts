@@ -6,13 +6,8 @@ import {
   type StatusDocument,
   StatusDocumentSchema,
 } from "./schema.ts";
-import {
-  driftKeys,
-  expectedMirror,
-  MIRROR_DEFAULTS,
-  sanitizeStatusDocument,
-  statusDocument,
-} from "./status.ts";
+import { driftKeys, expectedMirror, MIRROR_DEFAULTS, statusDocument } from "./status.ts";
+import { safeJson } from "./sanitize.ts";
 
 const NOW = 1_800_000_000_000;
 const ACTIVE_FULL = {
@@ -102,7 +97,7 @@ Deno.test("status document: keys in contract order, parses with its own schema, 
     NOW,
   );
   assert.equal(hidden.flag, null);
-  assert.equal(hidden.flagPath, "/p");
+  assert.equal(hidden.flagPath, "/p\x1b[2J");
   assert.equal(StatusDocumentSchema.safeParse(hidden).success, true);
 });
 
@@ -116,7 +111,7 @@ Deno.test("status document with a mirror: drift from the rows; an unreadable mir
     ...NO_ROWS,
     CELLM_PROSE_ACTIVE: "\x1b[2Jtrue",
   });
-  assert.equal(odd.mirror?.CELLM_PROSE_ACTIVE, "true");
+  assert.equal(odd.mirror?.CELLM_PROSE_ACTIVE, "\x1b[2Jtrue");
   assert.deepEqual(odd.driftKeys, [
     "CELLM_PROSE_ACTIVE",
     "CELLM_PROSE_LEVEL",
@@ -124,30 +119,24 @@ Deno.test("status document with a mirror: drift from the rows; an unreadable mir
   ]);
 });
 
-Deno.test("sanitizeStatusDocument strips escapes from every received string", () => {
-  const doc: StatusDocument = {
-    schema: "ctxkit.prose.status/1",
-    via: "backend",
-    now: 1,
-    flagPath: "/tmp/\u001b[31mx/.active",
-    state: "invalid",
-    reason: "schema\u0007",
-    field: "(extra-key)",
-    effectiveLevel: "off",
+Deno.test("a document keeps the exact strings; safeJson prints them escaped, losslessly", () => {
+  const read: FlagRead = {
+    state: "unsafe",
     flag: null,
-    mirror: {
-      CELLM_PROSE_ACTIVE: "\u001b]0;title\u0007true",
-      CELLM_PROSE_LEVEL: null,
-      CELLM_PROSE_EXPIRES_AT: "null",
-    },
-    expected: { ...MIRROR_DEFAULTS },
-    drift: true,
-    driftKeys: ["CELLM_PROSE_ACTIVE"],
+    reason: "symlink-file",
+    field: null,
+    path: "/tmp/\u001b[31mx\u009b\u202e/.active",
+    raw: null,
   };
-  const clean = sanitizeStatusDocument(doc);
-  assert.equal(clean.flagPath, "/tmp/x/.active");
-  assert.equal(clean.reason, "schema");
-  assert.equal(clean.mirror?.CELLM_PROSE_ACTIVE, "true");
-  assert.ok(!JSON.stringify(clean).includes("\u001b"));
-  assert.deepEqual(Object.keys(clean), Object.keys(doc));
+  const doc: StatusDocument = statusDocument(read, "backend", 1, {
+    CELLM_PROSE_ACTIVE: "\u001b]0;title\u0007true",
+    CELLM_PROSE_LEVEL: null,
+    CELLM_PROSE_EXPIRES_AT: "null",
+  });
+  assert.equal(doc.flagPath, read.path);
+  assert.equal(doc.mirror?.CELLM_PROSE_ACTIVE, "\u001b]0;title\u0007true");
+  const text = safeJson(doc);
+  // deno-lint-ignore no-control-regex
+  assert.doesNotMatch(text, /[\x00-\x1f\x7f-\x9f\u202e]/);
+  assert.deepEqual(JSON.parse(text), doc);
 });

@@ -1,0 +1,509 @@
+/**
+ * A small, strict HTTP/1.1 server for `prose serve` (`references/prose.md#limits`), written over
+ * `Deno.listen` because `Deno.serve` has no connection cap and no header deadline: one local
+ * process holding connections open must never take the backend down.
+ *
+ * - **Connections**: at most `maxConnections` at once, far below any fd limit. A connection past
+ *   the cap takes the place of the open connection that has been idle (or half-sent) the longest;
+ *   when every connection is busy with a request, the newcomer is closed. An accept error (`EMFILE`
+ *   included) frees a place the same way, waits a moment and goes on: it never ends the server.
+ * - **Deadlines**: a request (head and body) must be complete `headerTimeoutMs` after the
+ *   connection was accepted, or after the first byte of a later request arrived; a kept-alive
+ *   connection with no request in progress is closed after `idleTimeoutMs`; an answer must be
+ *   written within `headerTimeoutMs`. An expired connection is closed without an answer.
+ * - **Requests**: origin-form targets, `HTTP/1.0` and `HTTP/1.1`, CRLF line ends only, no
+ *   obs-fold, no control characters in field values, at most `maxHeadBytes` of head; a body framed
+ *   by `Content-Length` or `chunked` (both at once, or any other transfer coding, is refused), of
+ *   at most `maxBodyBytes`: a larger one is not read (declared) or read no further (chunked), the
+ *   request is passed on with `bodyTooLarge`, and the connection closes after the answer.
+ *
+ * @module
+ */
+
+/** One parsed request. */
+export interface HttpRequest {
+  /** The method, as sent (case-sensitive). */
+  method: string;
+  /** The path of the request target, without its query. */
+  path: string;
+  /** Header fields by lowercase name; a repeated field is joined with `, `. */
+  headers: ReadonlyMap<string, string>;
+  /** The body (empty when there is none, or when it was too large). */
+  body: Uint8Array;
+  /** True when the body exceeded `maxBodyBytes` (declared or streamed). */
+  bodyTooLarge: boolean;
+}
+
+/** An answer: the server adds `Content-Length` and `Connection`. */
+export interface HttpResponse {
+  /** Status code. */
+  status: number;
+  /** Header fields (names as they should be sent). */
+  headers: Record<string, string>;
+  /** The body. */
+  body: Uint8Array;
+}
+
+/** The bounds of {@linkcode serveHttp} (`references/prose.md#limits`). */
+export interface HttpLimits {
+  /** A request must be complete this many ms after it started (the header deadline). */
+  headerTimeoutMs: number;
+  /** A kept-alive connection without a request is closed after this many ms (the idle deadline). */
+  idleTimeoutMs: number;
+  /** Most connections open at once. */
+  maxConnections: number;
+  /** Largest request head (request line and fields) in bytes. */
+  maxHeadBytes: number;
+  /** Largest request body in bytes. */
+  maxBodyBytes: number;
+}
+
+/** The documented bounds. */
+export const DEFAULT_LIMITS: Readonly<HttpLimits> = Object.freeze({
+  headerTimeoutMs: 5_000,
+  idleTimeoutMs: 10_000,
+  maxConnections: 64,
+  maxHeadBytes: 8192,
+  maxBodyBytes: 4096,
+});
+
+/** Pause after a failed accept (ms). */
+const ACCEPT_RETRY_MS = 50;
+
+/** What {@linkcode serveHttp} needs. */
+export interface HttpServerOptions {
+  /** A bound listener; the server owns it from now on. */
+  listener: Deno.Listener;
+  /** Answers a request; a throw closes the connection without an answer. */
+  handler: (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
+  /** The answer to a request the server cannot parse (400, 431, 501). */
+  protocolError: (status: number, error: string, message: string) => HttpResponse;
+  /** Bounds (default {@linkcode DEFAULT_LIMITS}). */
+  limits?: Partial<HttpLimits>;
+}
+
+/** A running server. */
+export interface HttpServer {
+  /** Connections open now. */
+  readonly connections: number;
+  /**
+   * Stop accepting, close every connection that is not answering a request, let the requests in
+   * progress finish (each within its deadlines), then resolve. Safe to call twice.
+   */
+  shutdown(): Promise<void>;
+}
+
+const REASONS: Readonly<Record<number, string>> = {
+  100: "Continue",
+  200: "OK",
+  400: "Bad Request",
+  401: "Unauthorized",
+  403: "Forbidden",
+  404: "Not Found",
+  405: "Method Not Allowed",
+  409: "Conflict",
+  413: "Content Too Large",
+  415: "Unsupported Media Type",
+  431: "Request Header Fields Too Large",
+  500: "Internal Server Error",
+  501: "Not Implemented",
+};
+
+const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\/[^ ]*) HTTP\/1\.([01])$/;
+// deno-lint-ignore no-control-regex
+const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
+/** Fields that must not be repeated (a repeat could be read two ways). */
+const SINGLE = new Set(["host", "content-length", "transfer-encoding", "authorization"]);
+
+/** A request the server refuses before the handler sees it. */
+class Refusal extends Error {
+  constructor(readonly status: number, readonly error: string, message: string) {
+    super(message);
+  }
+}
+
+/** The parsed head of a request. */
+export interface RequestHead {
+  /** The method. */
+  method: string;
+  /** The target's path (no query). */
+  path: string;
+  /** `0` for HTTP/1.0, `1` for HTTP/1.1. */
+  minor: 0 | 1;
+  /** Fields by lowercase name. */
+  headers: Map<string, string>;
+}
+
+/**
+ * Parse a request head (the bytes before the empty line, without it). Throws a refusal (400) for
+ * anything but a well-formed origin-form HTTP/1.x request.
+ */
+export function parseHead(bytes: Uint8Array): RequestHead {
+  let text = "";
+  for (const b of bytes) text += String.fromCharCode(b); // bytes as Latin-1: never lossy
+  const lines = text.split("\r\n");
+  if (lines.some((l) => l.includes("\r") || l.includes("\n"))) {
+    throw new Refusal(400, "bad_request", "lines must end with CRLF");
+  }
+  const m = REQUEST_LINE.exec(lines[0]);
+  if (m === null) throw new Refusal(400, "bad_request", "malformed request line");
+  const headers = new Map<string, string>();
+  for (const line of lines.slice(1)) {
+    const colon = line.indexOf(":");
+    const name = colon > 0 ? line.slice(0, colon) : "";
+    if (!TOKEN.test(name)) throw new Refusal(400, "bad_request", "malformed header field");
+    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
+    if (BAD_VALUE.test(value)) {
+      throw new Refusal(400, "bad_request", "control character in a field");
+    }
+    const key = name.toLowerCase();
+    const before = headers.get(key);
+    if (before !== undefined && SINGLE.has(key)) {
+      throw new Refusal(400, "bad_request", "repeated header field");
+    }
+    headers.set(key, before === undefined ? value : `${before}, ${value}`);
+  }
+  const target = m[2];
+  const q = target.search(/[?#]/);
+  return {
+    method: m[1],
+    path: q < 0 ? target : target.slice(0, q),
+    minor: m[3] === "0" ? 0 : 1,
+    headers,
+  };
+}
+
+function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
+  if (a.length === 0) return b.slice();
+  const out = new Uint8Array(a.length + b.length);
+  out.set(a);
+  out.set(b, a.length);
+  return out;
+}
+
+/** Index of `\r\n\r\n` in `bytes` from `from`, or -1. */
+function headEnd(bytes: Uint8Array, from: number): number {
+  for (let i = Math.max(from, 0); i + 3 < bytes.length; i++) {
+    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
+      return i;
+    }
+  }
+  return -1;
+}
+
+/** Index of `\r\n` in `bytes`, or -1. */
+function lineEnd(bytes: Uint8Array): number {
+  for (let i = 0; i + 1 < bytes.length; i++) if (bytes[i] === 13 && bytes[i + 1] === 10) return i;
+  return -1;
+}
+
+const encoder = new TextEncoder();
+
+/** Serialize an answer (no body for `HEAD`). */
+export function serializeResponse(res: HttpResponse, keepAlive: boolean, head = false): Uint8Array {
+  let out = `HTTP/1.1 ${res.status} ${REASONS[res.status] ?? "Unknown"}\r\n`;
+  for (const [k, v] of Object.entries(res.headers)) out += `${k}: ${v}\r\n`;
+  out += `Content-Length: ${res.body.length}\r\nConnection: ${keepAlive ? "keep-alive" : "close"}`;
+  const bytes = encoder.encode(out + "\r\n\r\n");
+  return head ? bytes : concat(bytes, res.body);
+}
+
+/** One accepted connection and its state. */
+class Connection {
+  /** Bytes received and not consumed yet. */
+  pending: Uint8Array = new Uint8Array(0);
+  /** True from a complete request head until its answer is written. */
+  busy = false;
+  /** When a byte last arrived or an answer was last written (epoch-ms). */
+  lastActivity = Date.now();
+  closed = false;
+  readonly #conn: Deno.Conn;
+  readonly #onClose: (c: Connection) => void;
+  readonly #scratch = new Uint8Array(8192);
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(conn: Deno.Conn, onClose: (c: Connection) => void) {
+    this.#conn = conn;
+    this.#onClose = onClose;
+  }
+
+  /** Close now (idempotent): the descriptor is released at once and a pending read ends. */
+  close(): void {
+    if (this.closed) return;
+    this.closed = true;
+    clearTimeout(this.#timer);
+    try {
+      this.#conn.close();
+    } catch { /* already closed */ }
+    this.#onClose(this);
+  }
+
+  /** Close the connection `ms` from now unless re-armed or disarmed. */
+  arm(ms: number): void {
+    clearTimeout(this.#timer);
+    this.#timer = setTimeout(() => this.close(), ms);
+  }
+
+  /** Stop the deadline (while the handler answers: it is bounded on its own). */
+  disarm(): void {
+    clearTimeout(this.#timer);
+  }
+
+  /** Read more bytes into {@linkcode pending}; false at the end of the stream or when closed. */
+  async fill(): Promise<boolean> {
+    if (this.closed) return false;
+    const n = await this.#conn.read(this.#scratch).catch(() => null);
+    if (n === null || n === 0) return false;
+    this.pending = concat(this.pending, this.#scratch.subarray(0, n));
+    this.lastActivity = Date.now();
+    return true;
+  }
+
+  /** Take `n` bytes from {@linkcode pending}. */
+  take(n: number): Uint8Array {
+    const out = this.pending.slice(0, n);
+    this.pending = this.pending.slice(n);
+    return out;
+  }
+
+  /** Write all of `bytes`; false when the connection failed. */
+  async write(bytes: Uint8Array): Promise<boolean> {
+    try {
+      let at = 0;
+      while (at < bytes.length) at += await this.#conn.write(bytes.subarray(at));
+      this.lastActivity = Date.now();
+      return true;
+    } catch {
+      return false;
+    }
+  }
+}
+
+/** Read a CRLF-terminated line of at most `max` bytes (without the CRLF); null at the end. */
+async function readLine(c: Connection, max: number): Promise<string | null> {
+  for (;;) {
+    const end = lineEnd(c.pending);
+    if (end >= 0) {
+      const line = c.take(end + 2).subarray(0, end);
+      return String.fromCharCode(...line);
+    }
+    if (c.pending.length > max) throw new Refusal(400, "bad_request", "chunk line too long");
+    if (!await c.fill()) return null;
+  }
+}
+
+/** Read exactly `n` bytes; null at the end. */
+async function readBytes(c: Connection, n: number): Promise<Uint8Array | null> {
+  while (c.pending.length < n) if (!await c.fill()) return null;
+  return c.take(n);
+}
+
+type Body = { bytes: Uint8Array; tooLarge: boolean } | null;
+
+/** Read a chunked body up to `max` bytes; stop reading as soon as it is larger. */
+async function readChunked(c: Connection, max: number): Promise<Body> {
+  const parts: Uint8Array[] = [];
+  let total = 0;
+  for (;;) {
+    const line = await readLine(c, 256);
+    if (line === null) return null;
+    const m = /^([0-9A-Fa-f]{1,8})(?:[ \t]*;.*)?$/.exec(line);
+    if (m === null) throw new Refusal(400, "bad_request", "malformed chunk size");
+    const size = parseInt(m[1], 16);
+    if (size === 0) break;
+    if (total + size > max) return { bytes: new Uint8Array(0), tooLarge: true };
+    const data = await readBytes(c, size + 2);
+    if (data === null) return null;
+    if (data[size] !== 13 || data[size + 1] !== 10) {
+      throw new Refusal(400, "bad_request", "malformed chunk");
+    }
+    parts.push(data.subarray(0, size));
+    total += size;
+  }
+  // Trailer fields, then the empty line.
+  for (let used = 0;;) {
+    const line = await readLine(c, 1024);
+    if (line === null) return null;
+    if (line === "") break;
+    used += line.length;
+    if (used > 1024) throw new Refusal(400, "bad_request", "trailer too large");
+  }
+  return { bytes: parts.reduce(concat, new Uint8Array(0)), tooLarge: false };
+}
+
+/** Read the body a head announces. */
+async function readBody(c: Connection, head: RequestHead, max: number): Promise<Body> {
+  const te = head.headers.get("transfer-encoding");
+  const cl = head.headers.get("content-length");
+  if (te !== undefined) {
+    if (cl !== undefined) {
+      throw new Refusal(400, "bad_request", "Content-Length and Transfer-Encoding together");
+    }
+    if (te.toLowerCase() !== "chunked") {
+      throw new Refusal(501, "not_implemented", "only the chunked transfer coding is supported");
+    }
+    await continueIfAsked(c, head);
+    return await readChunked(c, max);
+  }
+  if (cl === undefined) return { bytes: new Uint8Array(0), tooLarge: false };
+  if (!/^[0-9]{1,15}$/.test(cl)) throw new Refusal(400, "bad_request", "malformed Content-Length");
+  const n = Number(cl);
+  if (n > max) return { bytes: new Uint8Array(0), tooLarge: true };
+  if (n > 0) await continueIfAsked(c, head);
+  const bytes = await readBytes(c, n);
+  return bytes === null ? null : { bytes, tooLarge: false };
+}
+
+async function continueIfAsked(c: Connection, head: RequestHead): Promise<void> {
+  if (head.minor === 1 && head.headers.get("expect")?.toLowerCase() === "100-continue") {
+    await c.write(encoder.encode("HTTP/1.1 100 Continue\r\n\r\n"));
+  }
+}
+
+function wantsKeepAlive(head: RequestHead): boolean {
+  const tokens = (head.headers.get("connection") ?? "").toLowerCase().split(",").map((t) =>
+    t.trim()
+  );
+  return head.minor === 1 ? !tokens.includes("close") : tokens.includes("keep-alive");
+}
+
+/**
+ * Serve HTTP/1.1 on `listener` within `limits` until {@linkcode HttpServer.shutdown}. Nothing a
+ * client does, and no accept error, ends the server.
+ */
+export function serveHttp(options: HttpServerOptions): HttpServer {
+  const limits: HttpLimits = { ...DEFAULT_LIMITS, ...options.limits };
+  const open = new Set<Connection>();
+  const tasks = new Set<Promise<void>>();
+  let stopping = false;
+  let stopped: Promise<void> | undefined;
+
+  /** Close the connection idle (or half-sent) the longest; false when all are busy. */
+  const evict = (): boolean => {
+    let oldest: Connection | undefined;
+    for (const c of open) {
+      if (!c.busy && (oldest === undefined || c.lastActivity < oldest.lastActivity)) oldest = c;
+    }
+    oldest?.close();
+    return oldest !== undefined;
+  };
+
+  /** Write an answer within the deadline; true when the connection stays open for another. */
+  const answer = async (c: Connection, res: HttpResponse, keepAlive: boolean, head: boolean) => {
+    const keep = keepAlive && !stopping;
+    c.arm(limits.headerTimeoutMs);
+    const ok = await c.write(serializeResponse(res, keep, head));
+    return ok && keep && !stopping;
+  };
+
+  const serveConnection = async (c: Connection): Promise<void> => {
+    c.arm(limits.headerTimeoutMs);
+    let started = true; // the first request's deadline runs from the accept
+    while (!c.closed) {
+      // Skip empty lines before a request line (RFC 9112 §2.2).
+      while (c.pending.length >= 2 && c.pending[0] === 13 && c.pending[1] === 10) c.take(2);
+      if (!started && c.pending.length > 0) {
+        c.arm(limits.headerTimeoutMs);
+        started = true;
+      }
+      const end = headEnd(c.pending, 0);
+      if (end < 0) {
+        if (c.pending.length > limits.maxHeadBytes) {
+          const res = options.protocolError(431, "headers_too_large", "request head too large");
+          await answer(c, res, false, false);
+          return;
+        }
+        if (!await c.fill()) return;
+        continue;
+      }
+      if (end > limits.maxHeadBytes) {
+        await answer(
+          c,
+          options.protocolError(431, "headers_too_large", "request head too large"),
+          false,
+          false,
+        );
+        return;
+      }
+      c.busy = true;
+      let head: RequestHead;
+      let body: Body;
+      try {
+        head = parseHead(c.take(end + 4).subarray(0, end));
+        body = await readBody(c, head, limits.maxBodyBytes);
+      } catch (e) {
+        if (!(e instanceof Refusal)) throw e;
+        await answer(c, options.protocolError(e.status, e.error, e.message), false, false);
+        return;
+      }
+      if (body === null) return; // the client went away, or the deadline closed it
+      c.disarm();
+      const response = await options.handler({
+        method: head.method,
+        path: head.path,
+        headers: head.headers,
+        body: body.bytes,
+        bodyTooLarge: body.tooLarge,
+      });
+      const keepAlive = !body.tooLarge && wantsKeepAlive(head);
+      if (!await answer(c, response, keepAlive, head.method === "HEAD")) return;
+      c.busy = false;
+      c.arm(limits.idleTimeoutMs);
+      started = false;
+    }
+  };
+
+  const start = (conn: Deno.Conn) => {
+    try {
+      (conn as Deno.TcpConn).setNoDelay?.(true);
+    } catch { /* not a TCP connection */ }
+    const c = new Connection(conn, (closed) => open.delete(closed));
+    open.add(c);
+    const task = serveConnection(c).catch(() => {}).finally(() => {
+      c.close();
+      tasks.delete(task);
+    });
+    tasks.add(task);
+  };
+
+  const accepting = (async () => {
+    while (!stopping) {
+      let conn: Deno.Conn;
+      try {
+        conn = await options.listener.accept();
+      } catch {
+        if (stopping) break;
+        // Out of descriptors (EMFILE) or a passing failure: free a place, wait, go on.
+        evict();
+        await new Promise((resolve) => setTimeout(resolve, ACCEPT_RETRY_MS));
+        continue;
+      }
+      if (stopping || (open.size >= limits.maxConnections && !evict())) {
+        try {
+          conn.close();
+        } catch { /* already gone */ }
+        continue;
+      }
+      start(conn);
+    }
+  })();
+
+  return {
+    get connections() {
+      return open.size;
+    },
+    shutdown: () => {
+      stopped ??= (async () => {
+        stopping = true;
+        try {
+          options.listener.close();
+        } catch { /* already closed */ }
+        await accepting;
+        for (const c of open) if (!c.busy) c.close();
+        while (tasks.size > 0) await Promise.all([...tasks]);
+      })();
+      return stopped;
+    },
+  };
+}

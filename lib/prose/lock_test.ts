@@ -1,0 +1,48 @@
+import assert from "node:assert/strict";
+import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { makeTempDir } from "../../tests/_helpers.ts";
+import { LockBusy, withFlagLock } from "./lock.ts";
+
+Deno.test("withFlagLock: runs the function holding D/.lock, then removes it", () => {
+  const dir = makeTempDir("prose-lock-");
+  const inside = withFlagLock(dir, () => readdirSync(dir));
+  assert.deepEqual(inside, [".lock"]);
+  assert.deepEqual(readdirSync(dir), []);
+  // Re-entrant: a transition that calls another one does not wait for itself.
+  assert.equal(withFlagLock(dir, () => withFlagLock(dir, () => 7)), 7);
+  assert.throws(() =>
+    withFlagLock(dir, () => {
+      throw new Error("boom");
+    }), /boom/);
+  assert.deepEqual(readdirSync(dir), [], "released after a throw too");
+});
+
+Deno.test("withFlagLock: a fresh lock of a live process is busy; a stale one is broken", () => {
+  const dir = makeTempDir("prose-lock-");
+  const lock = join(dir, ".lock");
+  writeFileSync(lock, `${Deno.pid} abcd\n`);
+  // This very process is alive and the file is fresh (another process would see it so).
+  const busy = withFlagLock(dir, () => "ran", { waitMs: 50, staleMs: 60_000 });
+  assert.ok(busy instanceof LockBusy);
+  assert.deepEqual([busy.path, busy.pid], [lock, Deno.pid]);
+  assert.equal(existsSync(lock), true, "a busy lock is left alone");
+  const old = new Date(Date.now() - 120_000);
+  Deno.utimeSync(lock, old, old);
+  assert.equal(withFlagLock(dir, () => "ran", { waitMs: 50, staleMs: 60_000 }), "ran");
+  assert.equal(existsSync(lock), false);
+});
+
+Deno.test({
+  name: "withFlagLock: the lock of a process that is gone is broken at once (Linux /proc)",
+  ignore: !existsSync("/proc/self"),
+}, () => {
+  const dir = makeTempDir("prose-lock-");
+  // A pid that does not exist (the highest Linux allows, plus one, is never a live process).
+  writeFileSync(join(dir, ".lock"), "4194305 ab\n");
+  assert.equal(withFlagLock(dir, () => "ran", { waitMs: 0, staleMs: 60_000 }), "ran");
+});
+
+Deno.test("withFlagLock: a directory it cannot write is not locked (the guarded write fails alike)", () => {
+  assert.equal(withFlagLock("/nonexistent-dir-for-lock", () => "ran"), "ran");
+});
