@@ -32,7 +32,9 @@ Deno.test("printable maps back: every escaped name decodes to exactly itself", (
             >)[e] ?? e,
       )
       : s;
-  for (const name of ["x\ny", "\\", '"', '"quoted"', "a\x00b\x9bc", "plain", "\u2028\ud800", "\\u2028"]) {
+  for (
+    const name of ["x\ny", "\\", '"', '"quoted"', "a\x00b\x9bc", "plain", "\u2028\ud800", "\\u2028"]
+  ) {
     assert.equal(decode(printable(name)), name);
     assert.equal(printable(name).includes("\n"), false);
   }
