@@ -1,5 +1,5 @@
 /**
- * `prose serve` throughput and latency on loopback (spec §9).
+ * `prose serve` throughput and latency on loopback (`references/prose.md#backend-api`).
  *
  * Starts a backend on an ephemeral 127.0.0.1 port over a temporary root and mirror, then runs
  * 1,000 toggle+status round-trips (POST /api/prose/toggle alternating the level, then

@@ -1,6 +1,6 @@
 /**
  * Shared fixtures of the prose CLI tests: a run wrapper that pins the clock, checks the exit
- * contract line of every run (§11.32), and flag-file builders.
+ * contract line of every run (`references/output.md#exit-line`), and flag-file builders.
  *
  * @module
  */

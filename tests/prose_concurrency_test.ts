@@ -1,5 +1,5 @@
 /**
- * Concurrency and write failures (spec §10, §11.24–25): concurrent writers leave exactly one
+ * Concurrency and write failures (`references/prose.md#concurrency`, `#flag-io`): concurrent writers leave exactly one
  * writer's payload and no temp file; readers only ever see a whole flag; a failed write keeps the
  * old flag.
  */
@@ -32,7 +32,7 @@ function payload(n: number): string {
   return `{"level":"full","ttl":{"unit":"turn","value":${n}},"expiresAt":null,"activatedAt":${NOW},"source":"manual"}\n`;
 }
 
-Deno.test("§11.24 20 concurrent `on` runs plus a read loop: whole flags only, one writer's payload, no temp files", async () => {
+Deno.test("20 concurrent `on` runs plus a read loop: whole flags only, one writer's payload, no temp files", async () => {
   const root = freshRoot();
   const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
   let done = false;
@@ -68,7 +68,7 @@ Deno.test("§11.24 20 concurrent `on` runs plus a read loop: whole flags only, o
   assert.deepEqual(readdirSync(join(root, "prose")), [".active"]);
 });
 
-Deno.test("§11.25 read-only D → io-error (rc 1), no temp file, old flag intact", () => {
+Deno.test("read-only D → io-error (rc 1), no temp file, old flag intact", () => {
   if (skipWithoutUnprivilegedUser()) return;
   const shared = makeSharedTempDir("prose-ro-");
   const root = join(shared, "cellm");
@@ -97,7 +97,7 @@ Deno.test("§11.25 read-only D → io-error (rc 1), no temp file, old flag intac
   }
 });
 
-// Needs root to build a fixture owned by someone else; not one of the §11 acceptance lines.
+// Needs root to build a fixture owned by someone else.
 Deno.test({
   name: "a flag directory owned by another user is unsafe (foreign-owner) for readers",
   ignore: !IS_ROOT,
@@ -117,7 +117,7 @@ Deno.test({
   assert.match(lines(r.stdout)[0], /^PROSE: state=unsafe .* reason=foreign-owner$/);
 });
 
-// Needs root to chown the fixture; not one of the §11 acceptance lines.
+// Needs root to chown the fixture.
 Deno.test({
   name: "without --allow-sys, a flag owned by someone else than its directory is foreign-owner",
   ignore: !IS_ROOT,

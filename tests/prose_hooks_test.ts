@@ -1,5 +1,5 @@
 /**
- * `prose install-hooks` (spec §6, §11.26–27): managed blocks in post-commit and pre-push that
+ * `prose install-hooks` (`references/prose.md#git-hooks`): managed blocks in post-commit and pre-push that
  * honour core.hooksPath, never clobber or block an existing hook, and end block flags on commit
  * and push.
  */
@@ -31,7 +31,7 @@ function hook(dir: string, name: string): string {
   return join(dir, ".git", "hooks", name);
 }
 
-Deno.test("§11.26 install-hooks creates two 0755 hooks; a rerun is unchanged; --dry-run writes nothing", () => {
+Deno.test("install-hooks creates two 0755 hooks; a rerun is unchanged; --dry-run writes nothing", () => {
   const dir = repo();
   const dry = prose(undefined, ["install-hooks", "--dry-run"], { cwd: dir });
   assert.deepEqual(out(dry), [
@@ -78,7 +78,7 @@ Deno.test("§11.26 install-hooks creates two 0755 hooks; a rerun is unchanged; -
   );
 });
 
-Deno.test("§11.26 existing hooks: bash gets the block after line 1 and --remove restores the bytes; python and symlinks are refused", () => {
+Deno.test("existing hooks: bash gets the block after line 1 and --remove restores the bytes; python and symlinks are refused", () => {
   const dir = repo();
   const original = '#!/usr/bin/env bash\nset -e\necho "pushing"\nexit 0\n';
   writeFileSync(hook(dir, "pre-push"), original, { mode: 0o750 });
@@ -140,7 +140,7 @@ function gitWith(cwd: string, env: Record<string, string>, ...args: string[]) {
   return spawnSync(program, programArgs, { cwd, encoding: "utf8" });
 }
 
-Deno.test("§11.27 a commit clears a block flag; a push whose pre-push reads stdin still succeeds", () => {
+Deno.test("a commit clears a block flag; a push whose pre-push reads stdin still succeeds", () => {
   const root = freshRoot();
   const dir = repo();
   const remote = makeTempDir("prose-remote-");

@@ -1,5 +1,5 @@
 /**
- * `prose serve` and CLI delegation as a user runs them (spec §9, acceptance 28, 30–32): the server
+ * `prose serve` and CLI delegation as a user runs them (`references/prose.md#backend-api`, `#cli-delegation`): the server
  * in a child process (listening line, signals, startup failures) and the CLI talking to a real
  * backend on an ephemeral loopback port, falling back when it is stopped. Runs against the sources
  * or, with `CTXKIT_TEST_TARGET=bundle`, the bundles.

@@ -1,5 +1,5 @@
 /**
- * `prose serve` over real loopback HTTP (spec §9, acceptance 28–29): a server started in this
+ * `prose serve` over real loopback HTTP (`references/prose.md#backend-api`): a server started in this
  * process on an ephemeral port, a fresh `CELLM_DIR`-style root per test, and a real SQLite mirror
  * checked through a second connection. Requests carry the server's token unless a test says
  * otherwise. Every test stops its server.

@@ -1,5 +1,5 @@
 /**
- * `prose` CLI acceptance tests (spec §11, filesystem side): every run goes through runTool with a
+ * `prose` CLI acceptance tests (`references/prose.md`, filesystem side): every run goes through runTool with a
  * fresh CELLM_DIR, a pinned clock and `--local`, and checks the exit-contract line.
  */
 import assert from "node:assert/strict";
@@ -28,7 +28,7 @@ import {
 
 const ISO = new Date(NOW).toISOString();
 
-Deno.test("§11.1 bare prose activates full/block/manual: exact lines, bytes, 0600 file in 0700 dirs", () => {
+Deno.test("bare prose activates full/block/manual: exact lines, bytes, 0600 file in 0700 dirs", () => {
   const root = freshRoot();
   const r = prose(root, []);
   assert.equal(r.code, 0);
@@ -48,7 +48,7 @@ Deno.test("§11.1 bare prose activates full/block/manual: exact lines, bytes, 06
   assert.equal(out(prose(root, ["on"]))[0], "PROSE: action=on result=replaced");
 });
 
-Deno.test("§11.2 on 3 turns, consume ×3 → remaining=2, remaining=1, cleared; file gone", () => {
+Deno.test("on 3 turns, consume ×3 → remaining=2, remaining=1, cleared; file gone", () => {
   const root = freshRoot();
   assert.equal(prose(root, ["on", "3", "turns"]).code, 0);
   assert.deepEqual(flagJson(root).ttl, { unit: "turn", value: 3 });
@@ -75,7 +75,7 @@ Deno.test("§11.2 on 3 turns, consume ×3 → remaining=2, remaining=1, cleared;
   assert.deepEqual(flagJson(root).ttl, { unit: "turn", value: 1 });
 });
 
-Deno.test("§11.3 on session caps at sessionCap (12h); sessionCap null → no expiry; --for wins", () => {
+Deno.test("on session caps at sessionCap (12h); sessionCap null → no expiry; --for wins", () => {
   const root = freshRoot();
   prose(root, ["on", "session"]);
   assert.equal(flagJson(root).expiresAt, NOW + 43_200_000);
@@ -88,7 +88,7 @@ Deno.test("§11.3 on session caps at sessionCap (12h); sessionCap null → no ex
   assert.match(out(r)[1], / ttl=session expiresAt=never /);
 });
 
-Deno.test("§11.4 bad activations are usage errors (rc 2) and write nothing", () => {
+Deno.test("bad activations are usage errors (rc 2) and write nothing", () => {
   for (
     const args of [
       ["on", "explicit", "--for", "1h"],
@@ -117,7 +117,7 @@ Deno.test("§11.4 bad activations are usage errors (rc 2) and write nothing", ()
   }
 });
 
-Deno.test("§11.5 level with no flag: minimal activates with the default TTL; off is unchanged", () => {
+Deno.test("level with no flag: minimal activates with the default TTL; off is unchanged", () => {
   const root = freshRoot();
   const off = prose(root, ["level", "off"]);
   assert.equal(off.code, 0);
@@ -131,7 +131,7 @@ Deno.test("§11.5 level with no flag: minimal activates with the default TTL; of
   ]);
 });
 
-Deno.test("§11.6 level max is rc 2; level minimal on a turn flag changes only the level", () => {
+Deno.test("level max is rc 2; level minimal on a turn flag changes only the level", () => {
   const root = freshRoot();
   prose(root, ["on", "4", "turns", "--for", "1h"]);
   const before = readFileSync(flagPath(root), "utf8");
@@ -146,7 +146,7 @@ Deno.test("§11.6 level max is rc 2; level minimal on a turn flag changes only t
   assert.match(out(paused)[1], /^PROSE: state=active level=off effective=off ttl=turn:4 /);
 });
 
-Deno.test("§11.7 off twice → cleared, then already-inactive; both rc 0", () => {
+Deno.test("off twice → cleared, then already-inactive; both rc 0", () => {
   const root = freshRoot();
   prose(root, []);
   const a = prose(root, ["off"]);
@@ -156,7 +156,7 @@ Deno.test("§11.7 off twice → cleared, then already-inactive; both rc 0", () =
   assert.deepEqual([b.code, out(b)[0]], [0, "PROSE: action=off result=already-inactive"]);
 });
 
-Deno.test("§11.8 block-end clears block, keeps turn; session-end clears session/turn, keeps block/explicit", () => {
+Deno.test("block-end clears block, keeps turn; session-end clears session/turn, keeps block/explicit", () => {
   const root = freshRoot();
   prose(root, ["on", "block"]);
   assert.equal(out(prose(root, ["block-end"]))[0], "PROSE: action=block-end result=cleared");
@@ -176,7 +176,7 @@ Deno.test("§11.8 block-end clears block, keeps turn; session-end clears session
   assert.equal(out(prose(root, ["consume"]))[0], "PROSE: action=consume result=not-turn-scoped");
 });
 
-Deno.test("§11.9 past expiresAt → expired, effective off, rc 0; consume → expired-cleared", () => {
+Deno.test("past expiresAt → expired, effective off, rc 0; consume → expired-cleared", () => {
   const root = freshRoot();
   prose(root, ["on", "--for", "1m"]);
   const s = prose(root, ["status"], { now: NOW + 60_000 });
@@ -210,7 +210,7 @@ Deno.test("§11.9 past expiresAt → expired, effective off, rc 0; consume → e
   );
 });
 
-Deno.test("§11.10 symlinked flag → unsafe rc 1; on and off refuse; the target is untouched", () => {
+Deno.test("symlinked flag → unsafe rc 1; on and off refuse; the target is untouched", () => {
   const root = freshRoot();
   mkdirSync(join(root, "prose"), { recursive: true, mode: 0o700 });
   const target = join(makeTempDir("prose-target-"), "victim.txt");
@@ -235,7 +235,7 @@ Deno.test("§11.10 symlinked flag → unsafe rc 1; on and off refuse; the target
   assert.deepEqual(readdirSync(join(root, "prose")), [".active"]);
 });
 
-Deno.test("§11.11 symlinked flag directory → writes refused (symlink-dir), reads unsafe", () => {
+Deno.test("symlinked flag directory → writes refused (symlink-dir), reads unsafe", () => {
   const root = freshRoot();
   mkdirSync(root, { recursive: true, mode: 0o700 });
   const elsewhere = makeTempDir("prose-elsewhere-");
@@ -265,7 +265,7 @@ function assertNoEcho(r: { stdout: string; stderr: string }): void {
   }
 }
 
-Deno.test("§11.12 a 2 KB flag is invalid (too-large) and never echoed", () => {
+Deno.test("a 2 KB flag is invalid (too-large) and never echoed", () => {
   const root = freshRoot();
   plantFlag(root, JSON.stringify(flagObject({ pad: "A".repeat(2048) })));
   const s = prose(root, ["status"]);
@@ -280,7 +280,7 @@ Deno.test("§11.12 a 2 KB flag is invalid (too-large) and never echoed", () => {
   assert.equal(lines(on.stderr)[0], "PROSE-WARN: replaced invalid flag (reason=too-large)");
 });
 
-Deno.test("§11.13 an extra key → invalid reason=schema field=(extra-key); the key is not echoed", () => {
+Deno.test("an extra key → invalid reason=schema field=(extra-key); the key is not echoed", () => {
   const root = freshRoot();
   plantFlag(root, JSON.stringify(flagObject({ secretKeyName: 1 })));
   const s = prose(root, ["status"]);
@@ -297,7 +297,7 @@ Deno.test("§11.13 an extra key → invalid reason=schema field=(extra-key); the
   assert.equal(j.stdout.includes("secretKeyName"), false);
 });
 
-Deno.test("§11.14 level max → invalid field=level, effective off", () => {
+Deno.test("level max → invalid field=level, effective off", () => {
   const root = freshRoot();
   plantFlag(root, JSON.stringify(flagObject({ level: "max" })));
   const s = prose(root, ["status"]);
@@ -314,7 +314,7 @@ Deno.test("§11.14 level max → invalid field=level, effective off", () => {
   assert.equal(out(prose(root, ["off"]))[0], "PROSE: action=off result=cleared");
 });
 
-Deno.test("§11.15 auto-clarity with unit block → invalid; mode 0666 → unsafe insecure-mode", () => {
+Deno.test("auto-clarity with unit block → invalid; mode 0666 → unsafe insecure-mode", () => {
   const root = freshRoot();
   plantFlag(root, JSON.stringify(flagObject({ source: "auto-clarity", expiresAt: NOW + 1000 })));
   assert.match(out(prose(root, ["status"]))[0], /state=invalid .* reason=schema field=ttl.unit$/);
@@ -324,7 +324,7 @@ Deno.test("§11.15 auto-clarity with unit block → invalid; mode 0666 → unsaf
   assert.match(out(s)[0], /^PROSE: state=unsafe .* reason=insecure-mode$/);
 });
 
-Deno.test("§11.16 escapes or injected text in fields → invalid; no stream carries them", () => {
+Deno.test("escapes or injected text in fields → invalid; no stream carries them", () => {
   const root = freshRoot();
   for (
     const patch of [
@@ -342,7 +342,7 @@ Deno.test("§11.16 escapes or injected text in fields → invalid; no stream car
   }
 });
 
-Deno.test("§11.17 JSONC config (comments, trailing commas) with level minimal → on writes minimal", () => {
+Deno.test("JSONC config (comments, trailing commas) with level minimal → on writes minimal", () => {
   const root = freshRoot();
   writeConfig(root, '// prose defaults\n{\n  /* level */ "level": "minimal",\n  "turns": 2,\n}\n');
   prose(root, ["on"]);
@@ -351,7 +351,7 @@ Deno.test("§11.17 JSONC config (comments, trailing commas) with level minimal �
   assert.deepEqual(flagJson(root).ttl, { unit: "turn", value: 2 });
 });
 
-Deno.test("§11.18 malformed config: on fails closed (rc 2, nothing written); off and status continue", () => {
+Deno.test("malformed config: on fails closed (rc 2, nothing written); off and status continue", () => {
   const root = freshRoot();
   writeConfig(root, '{\n  "level": "full",\n  "ttl": \n}\n');
   const on = prose(root, ["on"]);
@@ -374,7 +374,7 @@ Deno.test("§11.18 malformed config: on fails closed (rc 2, nothing written); of
   assert.equal(prose(root, ["consume"]).code, 0);
 });
 
-Deno.test("§11.19 unknown config keys are named, escaped visibly", () => {
+Deno.test("unknown config keys are named, escaped visibly", () => {
   const root = freshRoot();
   writeConfig(root, '{"levle": "full"}');
   const r = prose(root, ["on"]);
@@ -387,7 +387,7 @@ Deno.test("§11.19 unknown config keys are named, escaped visibly", () => {
   assert.equal(e.stderr.includes("\x1b") || e.stderr.includes("\x07"), false);
 });
 
-Deno.test("§11.20 trigger.pattern '(' → field=trigger.pattern; match rc 2", () => {
+Deno.test("trigger.pattern '(' → field=trigger.pattern; match rc 2", () => {
   const root = freshRoot();
   writeConfig(root, '{"trigger": {"enabled": true, "pattern": "("}}');
   const r = prose(root, ["match", "--text", "prose"]);
@@ -396,14 +396,14 @@ Deno.test("§11.20 trigger.pattern '(' → field=trigger.pattern; match rc 2", (
   assert.match(lines(r.stderr)[0], /^PROSE-ERROR: code=config field=trigger\.pattern /);
 });
 
-Deno.test("§11.21 trigger disabled → match=no reason=trigger-disabled, rc 1", () => {
+Deno.test("trigger disabled → match=no reason=trigger-disabled, rc 1", () => {
   const root = freshRoot();
   const r = prose(root, ["match", "--text", "prose please"]);
   assert.equal(r.code, 1);
   assert.deepEqual(out(r), ["PROSE: match=no reason=trigger-disabled"]);
 });
 
-Deno.test("§11.22 trigger enabled: whole tokens, multilingual, stdin and --hook-input", () => {
+Deno.test("trigger enabled: whole tokens, multilingual, stdin and --hook-input", () => {
   const root = freshRoot();
   writeConfig(root, '{"trigger": {"enabled": true}}');
   for (const no of ["explain this", "prosecutor", "the plainly obvious"]) {
@@ -432,7 +432,7 @@ Deno.test("§11.22 trigger enabled: whole tokens, multilingual, stdin and --hook
   assert.deepEqual(out(sanitized), ["PROSE: match=yes token=prose"]);
 });
 
-Deno.test("§11.23 match --activate keeps a manual flag; activates with source=config otherwise", () => {
+Deno.test("match --activate keeps a manual flag; activates with source=config otherwise", () => {
   const root = freshRoot();
   writeConfig(root, '{"trigger": {"enabled": true}, "level": "minimal"}');
   const fresh = prose(root, ["match", "--activate", "--text", "prose"]);
@@ -451,7 +451,7 @@ Deno.test("§11.23 match --activate keeps a manual flag; activates with source=c
   assert.deepEqual([none.code, out(none)], [1, ["PROSE: match=no"]]);
 });
 
-Deno.test("§11.23 auto-clarity: 1 turn capped at 15m by default; refused (rc 1) when disabled", () => {
+Deno.test("auto-clarity: 1 turn capped at 15m by default; refused (rc 1) when disabled", () => {
   const root = freshRoot();
   const r = prose(root, ["on", "--source", "auto-clarity"]);
   assert.equal(r.code, 0);
@@ -519,7 +519,7 @@ Deno.test("status --json: one document, keys in contract order, flag only when a
   );
 });
 
-Deno.test("§11.25 a stale temp file (> 60 s) is swept on the next write; fresh ones stay", () => {
+Deno.test("a stale temp file (> 60 s) is swept on the next write; fresh ones stay", () => {
   const root = freshRoot();
   prose(root, []);
   const stale = join(root, "prose", ".active.tmp-99-0123456789abcdef");
@@ -535,7 +535,7 @@ Deno.test("§11.25 a stale temp file (> 60 s) is swept on the next write; fresh 
   ]);
 });
 
-Deno.test("§11.31 bad environment → rc 2: relative CELLM_DIR, no HOME and no CELLM_DIR, non-loopback URL", () => {
+Deno.test("bad environment → rc 2: relative CELLM_DIR, no HOME and no CELLM_DIR, non-loopback URL", () => {
   const rel = prose("relative/dir", ["status"]);
   assert.equal(rel.code, 2);
   assert.match(lines(rel.stderr)[0], /^PROSE-ERROR: code=env field=CELLM_DIR /);
