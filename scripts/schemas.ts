@@ -1,6 +1,6 @@
 /**
  * Publish JSON Schemas of ctxkit's on-disk documents, generated from their zod schemas (zod 4
- * `z.toJSONSchema`), as `references/schemas/<name>.schema.json`.
+ * `toJSONSchema`, from the same zod build the tools validate with), as `references/schemas/<name>.schema.json`.
  *
  * Table-driven: add a document by adding a row to {@linkcode SCHEMAS}. `tests/schemas_test.ts`
  * fails when a committed file is stale.
@@ -14,7 +14,7 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { z } from "zod";
+import * as z from "../lib/_zod.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
 import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state/document.ts";
@@ -38,7 +38,7 @@ export interface SchemaEntry {
   /** `description` of the JSON Schema. */
   description: string;
   /** The document's zod schema (its single definition). */
-  schema: z.ZodType;
+  schema: z.ZodMiniType;
 }
 
 /** Every published document. */

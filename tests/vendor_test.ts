@@ -1,0 +1,42 @@
+/**
+ * The vendored zod build (`lib/_vendor/zod_mini.js`, `references/startup.md#zod`) is exactly what
+ * `scripts/vendor_zod.ts` builds from the installed zod, and holds every zod function the code
+ * calls: its types come from the full `zod/mini`, so a call of a function left out of the build
+ * would type-check and then fail at run time — this test finds it first.
+ */
+import assert from "node:assert/strict";
+import { readdirSync, readFileSync, statSync } from "node:fs";
+import { join } from "node:path";
+import * as vendored from "../lib/_vendor/zod_mini.js";
+import { buildVendoredZod, VENDORED } from "../scripts/vendor_zod.ts";
+import { REPO } from "./_helpers.ts";
+
+/** Names of `z.` that are types only (`z.infer<…>`): they need no run-time value. */
+const TYPE_ONLY = /^(infer|input|output|Zod[A-Za-z]*|core)$/;
+
+function sources(dir: string): string[] {
+  return readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    if (statSync(path).isDirectory()) return name === "_vendor" ? [] : sources(path);
+    return name.endsWith(".ts") && !name.endsWith("_test.ts") ? [path] : [];
+  });
+}
+
+Deno.test("vendored zod: the committed build is byte-identical to a fresh one", () => {
+  assert.equal(readFileSync(join(REPO, VENDORED), "utf8"), buildVendoredZod());
+});
+
+Deno.test("vendored zod: every z.<function> the code calls exists at run time", () => {
+  const runtime = new Set(Object.keys(vendored));
+  const missing: string[] = [];
+  for (const file of [...sources(join(REPO, "lib")), join(REPO, "scripts", "schemas.ts")]) {
+    const text = readFileSync(file, "utf8");
+    if (!/from "(\.\.\/)+_zod\.ts"|from "\.\/_zod\.ts"|from "\.\.\/lib\/_zod\.ts"/.test(text)) {
+      continue;
+    }
+    for (const [, name] of text.matchAll(/\bz\.([A-Za-z_$][\w$]*)/g)) {
+      if (!TYPE_ONLY.test(name) && !runtime.has(name)) missing.push(`${file}: z.${name}`);
+    }
+  }
+  assert.deepEqual(missing, []);
+});
