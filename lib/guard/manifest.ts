@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "../_zod.ts";
 import { listRegularFiles } from "../_fs/dirs.ts";
 import { isRegularNoFollow } from "../_fs/inspect.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
@@ -24,14 +24,14 @@ import type { Layer } from "./roots.ts";
  * defects have their own message (`root`, `sha256`, `layer`) are checked after parsing.
  */
 export const ManifestSchema = z.looseObject({
-  root: z.unknown().optional(),
-  layer: z.unknown().optional(),
+  root: z.optional(z.unknown()),
+  layer: z.optional(z.unknown()),
   files: z.array(
     z.looseObject({
       path: z.string(),
-      sha256: z.unknown().optional(),
-      mode: z.unknown().optional(),
-      link_target: z.unknown().optional(),
+      sha256: z.optional(z.unknown()),
+      mode: z.optional(z.unknown()),
+      link_target: z.optional(z.unknown()),
     }),
   ),
 });
@@ -42,11 +42,11 @@ export const ManifestSchema = z.looseObject({
  */
 export const ManifestHeadSchema = z.looseObject({
   layer: z.enum(["project", "global"]),
-  root: z.string().startsWith("/"),
-  files: z.array(z.unknown()).min(1),
-  created: z.string().optional(),
-  seq: z.int().nonnegative().optional(),
-  project_root: z.string().optional(),
+  root: z.string().check(z.startsWith("/")),
+  files: z.array(z.unknown()).check(z.minLength(1)),
+  created: z.optional(z.string()),
+  seq: z.optional(z.int().check(z.nonnegative())),
+  project_root: z.optional(z.string()),
 });
 
 /** A file mode as the manifest records it: four octal digits, e.g. `0644`. */
@@ -58,22 +58,22 @@ const MODE = /^0[0-7]{3}$/;
  * {@linkcode ManifestSchema}, whose defects each have their own message.
  */
 export const WrittenManifestSchema = z.strictObject({
-  timestamp: z.string().regex(/^[0-9]{8}-[0-9]{6}$/),
+  timestamp: z.string().check(z.regex(/^[0-9]{8}-[0-9]{6}$/)),
   mode: z.literal("snapshot"),
   layer: z.enum(["project", "global"]),
-  root: z.string().startsWith("/"),
-  run_dir: z.string().min(1),
-  restore_cmd: z.string().min(1),
+  root: z.string().check(z.startsWith("/")),
+  run_dir: z.string().check(z.minLength(1)),
+  restore_cmd: z.string().check(z.minLength(1)),
   created: z.iso.datetime(),
-  seq: z.int().min(1),
-  project_root: z.string().startsWith("/").optional(),
+  seq: z.int().check(z.minimum(1)),
+  project_root: z.optional(z.string().check(z.startsWith("/"))),
   files: z.array(z.strictObject({
-    path: z.string().min(1),
-    size: z.number().int().nonnegative(),
-    sha256: z.string().regex(/^[0-9a-f]{64}$/),
-    mode: z.string().regex(MODE),
-    link_target: z.string().startsWith("/").optional(),
-  })).min(1),
+    path: z.string().check(z.minLength(1)),
+    size: z.int().check(z.nonnegative()),
+    sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+    mode: z.string().check(z.regex(MODE)),
+    link_target: z.optional(z.string().check(z.startsWith("/"))),
+  })).check(z.minLength(1)),
 });
 
 /** A manifest entry as written. */

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "../_zod.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
 import { fsyncDirectory } from "../_fs/write.ts";
 import { dirname } from "../paths.ts";
@@ -17,10 +17,10 @@ import { makeRunDirs, replaceFile } from "./run_dir.ts";
 
 /** `<run dir>/state/record.json`: where the state file is, and what the run found and wrote there. */
 export const RunStateSchema = z.strictObject({
-  path: z.string().startsWith("/"),
+  path: z.string().check(z.startsWith("/")),
   existed: z.boolean(),
-  mode: z.int().min(0).max(0o7777),
-  written_sha256: z.string().regex(/^[0-9a-f]{64}$/).nullable(),
+  mode: z.int().check(z.minimum(0), z.maximum(0o7777)),
+  written_sha256: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
 });
 
 /** The run's record of the state file. */

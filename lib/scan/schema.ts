@@ -3,23 +3,24 @@
  * (context-guard `state`, tests) parses scan documents with.
  *
  * Parse-side only: it accepts every document the scanner emits. Key order and layout are the
- * writer's business (`document.ts`). Types are spelled out (not inferred) so the public API
- * documents itself; `_check*` constants prove schema and type agree. The schemas keep their full
- * inferred zod types (consumers use `.shape`, `.pick`, `.extend`), so the root `mod.ts` exports the
- * types and {@linkcode parseScanDocument} rather than zod objects.
+ * writer's business (`document.ts`). The public types (`ScanDocument`, `ScanRow`, `ScanIssue`,
+ * `ScanTotal`) are spelled out in one piece, so the public API documents itself without naming a
+ * dozen small unions; the short names the code uses (`Tier`, `Loading`, …) are derived from them.
+ * `_check*` constants prove schema and type agree. The root `mod.ts` exports the types and
+ * {@linkcode parseScanDocument}, never zod objects.
  *
  * @module
  */
 
-import { z } from "zod";
+import * as z from "../_zod.ts";
 
 /** An inventory tier. */
-export type Tier = "always-on" | "per-spawn" | "per-invocation";
+export type Tier = ScanRow["tier"];
 /** The three inventory tiers. */
 export const TierSchema = z.enum(["always-on", "per-spawn", "per-invocation"]);
 
 /** A `--tier` value: a tier or `all`. */
-export type TierFilter = "all" | Tier;
+export type TierFilter = ScanDocument["tier_filter"];
 /** The `--tier` values. */
 export const TierFilterSchema = z.enum([
   "all",
@@ -29,12 +30,12 @@ export const TierFilterSchema = z.enum([
 ]);
 
 /** Which scanned root a row or issue belongs to. */
-export type RootLabel = "project" | "global";
+export type RootLabel = ScanRow["root"];
 /** The root labels. */
 export const RootLabelSchema = z.enum(["project", "global"]);
 
 /** What a row measures. */
-export type RowKind = "file" | "field:description" | "hook-payload";
+export type RowKind = ScanRow["kind"];
 /** The row kinds. */
 export const RowKindSchema = z.enum([
   "file",
@@ -43,18 +44,7 @@ export const RowKindSchema = z.enum([
 ]);
 
 /** The loading condition reported for a row. */
-export type Loading =
-  | "startup-instruction"
-  | "client-or-import-dependent"
-  | "path-scoped-rule"
-  | "unscoped-rule"
-  | "import-or-read-required"
-  | "memory-index-limited"
-  | "on-demand"
-  | "runtime-dependent"
-  | "selected-agent"
-  | "invoked-skill"
-  | "skill-listing";
+export type Loading = ScanRow["loading"];
 /** The loading conditions. */
 export const LoadingSchema = z.enum([
   "startup-instruction",
@@ -74,18 +64,7 @@ export const LoadingSchema = z.enum([
  * Why a row's `loaded_bytes` differs from what a whole-file count suggests (`--loaded` only;
  * `references/context-scan.md#loaded-figures`).
  */
-export type LimitCode =
-  | "html-comments-hidden"
-  | "imports-included"
-  | "import-depth-exceeded"
-  | "import-unreadable"
-  | "memory-truncated"
-  | "description-capped"
-  | "not-listed"
-  | "path-scoped"
-  | "on-demand"
-  | "import-only"
-  | "unreadable";
+export type LimitCode = NonNullable<ScanRow["limits"]>[number];
 /** The limit codes. */
 export const LimitCodeSchema = z.enum([
   "html-comments-hidden",
@@ -106,25 +85,48 @@ export interface ScanRow {
   /** Logical path of the measured file. */
   path: string;
   /** Label of the root being scanned when the row was found. */
-  root: RootLabel;
+  root: "project" | "global";
   /** Inventory tier. */
-  tier: Tier;
+  tier: "always-on" | "per-spawn" | "per-invocation";
   /** What is measured. */
-  kind: RowKind;
+  kind: "file" | "field:description" | "hook-payload";
   /** File size, description bytes or hook estimate. */
   bytes: number;
   /** `floor(bytes / 4)`. */
   tokens: number;
   /** True for hook-payload estimates. */
   estimated: boolean;
-  /** Loading condition. */
-  loading: Loading;
+  /** Loading condition (`references/context-scan.md#output-document`). */
+  loading:
+    | "startup-instruction"
+    | "client-or-import-dependent"
+    | "path-scoped-rule"
+    | "unscoped-rule"
+    | "import-or-read-required"
+    | "memory-index-limited"
+    | "on-demand"
+    | "runtime-dependent"
+    | "selected-agent"
+    | "invoked-skill"
+    | "skill-listing";
   /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
   loaded_bytes?: number;
   /** `--loaded` only: `floor(loaded_bytes / 4)`. */
   loaded_tokens?: number;
   /** `--loaded` only: the loading rules that shaped `loaded_bytes` (possibly none). */
-  limits?: LimitCode[];
+  limits?: Array<
+    | "html-comments-hidden"
+    | "imports-included"
+    | "import-depth-exceeded"
+    | "import-unreadable"
+    | "memory-truncated"
+    | "description-capped"
+    | "not-listed"
+    | "path-scoped"
+    | "on-demand"
+    | "import-only"
+    | "unreadable"
+  >;
 }
 
 /** Schema of one inventory row. */
@@ -133,19 +135,19 @@ export const ScanRowSchema = z.object({
   root: RootLabelSchema,
   tier: TierSchema,
   kind: RowKindSchema,
-  bytes: z.number().int().nonnegative(),
-  tokens: z.number().int().nonnegative(),
+  bytes: z.int().check(z.nonnegative()),
+  tokens: z.int().check(z.nonnegative()),
   estimated: z.boolean(),
   loading: LoadingSchema,
-  loaded_bytes: z.number().int().nonnegative().optional(),
-  loaded_tokens: z.number().int().nonnegative().optional(),
-  limits: z.array(LimitCodeSchema).optional(),
+  loaded_bytes: z.optional(z.int().check(z.nonnegative())),
+  loaded_tokens: z.optional(z.int().check(z.nonnegative())),
+  limits: z.optional(z.array(LimitCodeSchema)),
 });
 
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
   /** Label of the root being scanned (per-project memory: `project`). */
-  root: RootLabel;
+  root: "project" | "global";
   /** The walk start, instruction root or file concerned. */
   path: string;
   /** Always `discovery-incomplete`. */
@@ -161,25 +163,18 @@ export const ScanIssueSchema = z.object({
   root: RootLabelSchema,
   path: z.string(),
   kind: z.literal("discovery-incomplete"),
-  exit_status: z.number().int(),
+  exit_status: z.int(),
   detail: z.string(),
 });
 
 /** `{files, bytes, tokens}` of the loaded figures of one tier (`--loaded` only). */
-export interface ScanLoadedTotal {
-  /** Rows with `loaded_bytes` > 0. */
-  files: number;
-  /** Sum of their `loaded_bytes`. */
-  bytes: number;
-  /** Sum of their `loaded_tokens`. */
-  tokens: number;
-}
+export type ScanLoadedTotal = NonNullable<ScanTotal["loaded"]>;
 
 /** Schema of a loaded total. */
 export const ScanLoadedTotalSchema = z.object({
-  files: z.number().int().nonnegative(),
-  bytes: z.number().int().nonnegative(),
-  tokens: z.number().int().nonnegative(),
+  files: z.int().check(z.nonnegative()),
+  bytes: z.int().check(z.nonnegative()),
+  tokens: z.int().check(z.nonnegative()),
 });
 
 /** `{files, bytes, tokens}` of one tier or the grand total. */
@@ -190,29 +185,20 @@ export interface ScanTotal {
   bytes: number;
   /** Sum of their per-row token floors. */
   tokens: number;
-  /** `--loaded` only: the same sums over the loaded figures. */
-  loaded?: ScanLoadedTotal;
+  /** `--loaded` only: the same sums over the loaded figures (rows with `loaded_bytes` > 0). */
+  loaded?: { files: number; bytes: number; tokens: number };
 }
 
 /** Schema of one total. */
 export const ScanTotalSchema = z.object({
-  files: z.number().int().nonnegative(),
-  bytes: z.number().int().nonnegative(),
-  tokens: z.number().int().nonnegative(),
-  loaded: ScanLoadedTotalSchema.optional(),
+  files: z.int().check(z.nonnegative()),
+  bytes: z.int().check(z.nonnegative()),
+  tokens: z.int().check(z.nonnegative()),
+  loaded: z.optional(ScanLoadedTotalSchema),
 });
 
 /** The `totals` object: per tier, then `grand`. */
-export interface ScanTotals {
-  /** Always-on tier. */
-  "always-on": ScanTotal;
-  /** Per-spawn tier. */
-  "per-spawn": ScanTotal;
-  /** Per-invocation tier. */
-  "per-invocation": ScanTotal;
-  /** Sum of the tiers. */
-  grand: ScanTotal;
-}
+export type ScanTotals = ScanDocument["totals"];
 
 /** Schema of the `totals` object. */
 export const ScanTotalsSchema = z.object({
@@ -227,7 +213,7 @@ export interface ScanDocument {
   /** The scanned roots; `global` is `null` without `--global`. */
   roots: { project: string; global: string | null };
   /** The `--tier` value. */
-  tier_filter: TierFilter;
+  tier_filter: "all" | "always-on" | "per-spawn" | "per-invocation";
   /** Legacy name; the proxy is bytes/4. */
   token_model: "chars/4";
   /** What the numbers are. */
@@ -240,15 +226,20 @@ export interface ScanDocument {
   files: ScanRow[];
   /** Discovery problems; non-empty means exit 2. */
   scan_issues: ScanIssue[];
-  /** Per-tier and grand totals of `files`. */
-  totals: ScanTotals;
+  /** Per-tier and grand totals of `files`: `grand` is the sum of the three tiers. */
+  totals: {
+    "always-on": ScanTotal;
+    "per-spawn": ScanTotal;
+    "per-invocation": ScanTotal;
+    grand: ScanTotal;
+  };
 }
 
 /** Schema of the whole document context-scan prints on stdout. */
 export const ScanDocumentSchema = z.object({
   roots: z.object({
     project: z.string(),
-    global: z.string().nullable(),
+    global: z.nullable(z.string()),
   }),
   tier_filter: TierFilterSchema,
   token_model: z.literal("chars/4"),
@@ -263,15 +254,11 @@ export const ScanDocumentSchema = z.object({
 });
 
 // Compile-time proof that the spelled-out types and the schemas agree in both directions.
-const _checkDocument: z.ZodType<ScanDocument> = ScanDocumentSchema;
-const _checkDocumentBack: z.ZodType<z.infer<typeof ScanDocumentSchema>> = z.custom<ScanDocument>();
+const _checkDocument: z.ZodMiniType<ScanDocument> = ScanDocumentSchema;
+const _checkDocumentBack: z.ZodMiniType<z.infer<typeof ScanDocumentSchema>> = z.custom<ScanDocument>();
 void _checkDocument;
 void _checkDocumentBack;
 
-/** Outcome of {@linkcode parseScanDocument}. */
-export type ScanDocumentParse =
-  | { ok: true; document: ScanDocument }
-  | { ok: false; error: string };
 
 /**
  * Validate a parsed JSON value as a context-scan document.
@@ -282,7 +269,9 @@ export type ScanDocumentParse =
  * if (!parsed.ok) throw new Error(parsed.error);
  * ```
  */
-export function parseScanDocument(value: unknown): ScanDocumentParse {
+export function parseScanDocument(
+  value: unknown,
+): { ok: true; document: ScanDocument } | { ok: false; error: string } {
   const result = ScanDocumentSchema.safeParse(value);
   if (result.success) return { ok: true, document: result.data };
   const first = result.error.issues[0];

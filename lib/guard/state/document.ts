@@ -6,7 +6,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "../../_zod.ts";
 import { jsonString } from "../../json.ts";
 import { compareUtf8 } from "../../sort.ts";
 import { ledgerLines } from "../ledger.ts";
@@ -55,13 +55,13 @@ export interface StateDocument {
   drops: StateDrop[];
 }
 
-const count = z.number().int().nonnegative();
+const count = z.int().check(z.nonnegative());
 
 /**
  * One ledger row as the state document records it (`drops[]`): the TSV fields verbatim, missing ones
  * `""`. Also published as the ledger-row JSON Schema.
  */
-export const StateDropSchema: z.ZodType<StateDrop> = z.object({
+export const StateDropSchema: z.ZodMiniType<StateDrop> = z.object({
   path: z.string(),
   lines: z.string(),
   survivor: z.string(),
@@ -69,11 +69,11 @@ export const StateDropSchema: z.ZodType<StateDrop> = z.object({
 });
 
 /** The state document `state` writes (and re-parses after writing). Key order is the writer's. */
-export const StateDocumentSchema: z.ZodType<StateDocument> = z.object({
+export const StateDocumentSchema: z.ZodMiniType<StateDocument> = z.object({
   schema: z.literal(1),
-  timestamp: z.string().regex(
+  timestamp: z.string().check(z.regex(
     /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}$/,
-  ),
+  )),
   mode: z.string(),
   flags: z.string(),
   totals: z.object({ before_tokens: count, after_tokens: count }),

@@ -7,7 +7,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "../../_zod.ts";
 import { firstLine } from "../../_fs/errors.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { ScanDocumentSchema, ScanRowSchema, ScanTotalSchema } from "../../scan/schema.ts";
@@ -27,15 +27,15 @@ export interface StateScanInput {
  * the ratchet reads are checked (others may be absent), `scan_issues` must be empty, paths non-empty,
  * and the grand total must equal the sum of the entries' `tokens`.
  */
-export const StateScanInputSchema: z.ZodType<StateScanInput> = z.object({
-  scan_issues: ScanDocumentSchema.shape.scan_issues.max(0),
+export const StateScanInputSchema: z.ZodMiniType<StateScanInput> = z.object({
+  scan_issues: ScanDocumentSchema.shape.scan_issues.check(z.maxLength(0)),
   files: z.array(
-    ScanRowSchema.pick({ path: true, tokens: true }).extend({
-      path: ScanRowSchema.shape.path.min(1),
+    z.extend(z.pick(ScanRowSchema, { path: true, tokens: true }), {
+      path: ScanRowSchema.shape.path.check(z.minLength(1)),
     }),
   ),
-  totals: z.object({ grand: ScanTotalSchema.pick({ tokens: true }) }),
-}).superRefine((doc, ctx) => {
+  totals: z.object({ grand: z.pick(ScanTotalSchema, { tokens: true }) }),
+}).check(z.superRefine((doc, ctx) => {
   const sum = doc.files.reduce((n, f) => n + BigInt(f.tokens), 0n);
   if (sum !== BigInt(doc.totals.grand.tokens)) {
     ctx.addIssue({
@@ -44,7 +44,7 @@ export const StateScanInputSchema: z.ZodType<StateScanInput> = z.object({
       message: "scanner token totals do not match its inventory",
     });
   }
-});
+}));
 
 /** Why a scan document was rejected: the `<reason>` of `State rejected: <path>: <reason>`. */
 export type ScanRejection = string;
