@@ -45,6 +45,7 @@
  */
 
 export { CtxkitError, EnvironmentError, OutputError, UsageError } from "./lib/errors.ts";
+export type { Text } from "./lib/text.ts";
 export * from "./lib/scan/mod.ts";
 export * from "./lib/guard/mod.ts";
 export * from "./lib/prose/mod.ts";

@@ -57,15 +57,6 @@ export function printable(value: string): string {
   return escaped === value ? value : `"${escaped}"`;
 }
 
-/** A value printed verbatim inside a {@linkcode Text}: for text that is already safe (git's quoted output). */
-export interface Verbatim {
-  /** The text, printed as is. */
-  readonly verbatim: string;
-}
-
-/** What may be interpolated into a {@linkcode Text}: data, a safe verbatim part, or a nested text. */
-export type TextValue = string | number | Verbatim | Text;
-
 /**
  * A line (or message) whose literal parts are ctxkit's own and whose interpolated values are data.
  * Printing it quotes every value with {@linkcode printable}; {@linkcode plain} gives the raw text
@@ -74,9 +65,18 @@ export type TextValue = string | number | Verbatim | Text;
 export interface Text {
   /** The literal parts, one more than `values`. */
   readonly strings: readonly string[];
-  /** The interpolated values. */
-  readonly values: readonly TextValue[];
+  /**
+   * The interpolated values: data (a string or number), a part already safe to print as is
+   * (`{ verbatim }`, e.g. git's own quoted output), or a nested text.
+   */
+  readonly values: readonly (string | number | { readonly verbatim: string } | Text)[];
 }
+
+/** A value printed verbatim inside a {@linkcode Text}: for text that is already safe (git's quoted output). */
+export type Verbatim = { readonly verbatim: string };
+
+/** What may be interpolated into a {@linkcode Text}: data, a safe verbatim part, or a nested text. */
+export type TextValue = Text["values"][number];
 
 /**
  * Build a {@linkcode Text}: `text\`RESTORED: ${rel}\``.

@@ -20,22 +20,7 @@ import { CtxkitError } from "../errors.ts";
 import { joinText, type Text, text } from "../text.ts";
 
 /** Why a path was refused. */
-export type PathRefusal =
-  | "not-a-file"
-  | "unresolvable"
-  | "outside-root"
-  | "symlink"
-  | "linked-component"
-  | "special-file"
-  | "non-utf8"
-  | "exists"
-  | "not-empty"
-  | "still-present"
-  | "not-regular-draft"
-  | "vanished"
-  | "too-large"
-  | "unwritable"
-  | "sandbox";
+export type PathRefusal = PathRefusedError["reason"];
 
 /**
  * A path Deno refuses under any grant (`/proc/self/environ` and friends): named as a property of
@@ -54,9 +39,24 @@ export class PathRefusedError extends CtxkitError {
   /** The refused path, as given or as resolved. */
   readonly path: string;
   /** Why. */
-  readonly reason: PathRefusal;
+  readonly reason:
+    | "not-a-file"
+    | "unresolvable"
+    | "outside-root"
+    | "symlink"
+    | "linked-component"
+    | "special-file"
+    | "non-utf8"
+    | "exists"
+    | "not-empty"
+    | "still-present"
+    | "not-regular-draft"
+    | "vanished"
+    | "too-large"
+    | "unwritable"
+    | "sandbox";
   /** Create the error. */
-  constructor(path: string, reason: PathRefusal, message: Text) {
+  constructor(path: string, reason: PathRefusedError["reason"], message: Text) {
     super(2, message);
     this.path = path;
     this.reason = reason;
@@ -64,7 +64,7 @@ export class PathRefusedError extends CtxkitError {
 }
 
 /** What a run dir lacks. */
-export type SnapshotProblem = "no-snapshot-dir" | "no-snapshot" | "no-backups" | "not-in-manifest";
+export type SnapshotProblem = SnapshotMissingError["problem"];
 
 /** The run dir has no snapshot of what was asked for (exit 2). */
 export class SnapshotMissingError extends CtxkitError {
@@ -73,9 +73,14 @@ export class SnapshotMissingError extends CtxkitError {
   /** The root-relative file concerned, when there is one. */
   readonly rel?: string;
   /** What is missing. */
-  readonly problem: SnapshotProblem;
+  readonly problem: "no-snapshot-dir" | "no-snapshot" | "no-backups" | "not-in-manifest";
   /** Create the error. */
-  constructor(problem: SnapshotProblem, runDir: string, message: Text, rel?: string) {
+  constructor(
+    problem: SnapshotMissingError["problem"],
+    runDir: string,
+    message: Text,
+    rel?: string,
+  ) {
     super(2, message);
     this.problem = problem;
     this.runDir = runDir;
@@ -84,26 +89,26 @@ export class SnapshotMissingError extends CtxkitError {
 }
 
 /** What is wrong with a manifest. */
-export type ManifestProblem =
-  | "missing"
-  | "unreadable"
-  | "no-root"
-  | "relative-root"
-  | "empty"
-  | "unsafe-path"
-  | "duplicate-path"
-  | "not-written";
+export type ManifestProblem = ManifestError["problem"];
 
 /** A run dir's `manifest.json` cannot be trusted (exit 2); nothing was written. */
 export class ManifestError extends CtxkitError {
   /** The manifest path. */
   readonly path: string;
   /** What is wrong. */
-  readonly problem: ManifestProblem;
+  readonly problem:
+    | "missing"
+    | "unreadable"
+    | "no-root"
+    | "relative-root"
+    | "empty"
+    | "unsafe-path"
+    | "duplicate-path"
+    | "not-written";
   /** The entry concerned, for path problems. */
   readonly entry?: string;
   /** Create the error. */
-  constructor(path: string, problem: ManifestProblem, message: Text, entry?: string) {
+  constructor(path: string, problem: ManifestError["problem"], message: Text, entry?: string) {
     super(2, message);
     this.path = path;
     this.problem = problem;

@@ -7,15 +7,8 @@
  * @module
  */
 
-export { type GuardRoots, guardRoots, type Layer } from "./roots.ts";
-export {
-  type CollectingReporter,
-  collectingReporter,
-  consoleReporter,
-  type ReportedLine,
-  type Reporter,
-  silentReporter,
-} from "./report.ts";
+export { type GuardRoots, guardRoots } from "./roots.ts";
+export { collectingReporter, consoleReporter, type Reporter, silentReporter } from "./report.ts";
 export { snapshot, type SnapshotOptions, type SnapshotResult } from "./commands/snapshot.ts";
 export { checkpoint, type CheckpointOptions } from "./stage/checkpoint.ts";
 export { verify, type VerifyOptions, type VerifyResult } from "./commands/verify.ts";
@@ -24,6 +17,7 @@ export {
   type VerifyDeletedOptions,
   type VerifyDeletedResult,
 } from "./commands/verify_deleted.ts";
+export type { RunDirRestore } from "./commands/restore_run.ts";
 export {
   restore,
   type RestoreOptions,

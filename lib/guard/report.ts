@@ -24,22 +24,20 @@ export const consoleReporter: Reporter = {
   err: (line) => writeErr(printed(line)),
 };
 
-/** One line an operation printed. */
-export interface ReportedLine {
-  /** The stream it went to. */
-  stream: "stdout" | "stderr";
-  /** The line as raw text (names unescaped), without its `\n`. */
-  text: string;
-}
-
-/** A reporter that keeps every line in order, for library callers and tests. */
-export interface CollectingReporter extends Reporter {
+/**
+ * A reporter that keeps every line in order, for library callers and tests: each with the stream
+ * it went to and its raw text (names unescaped, no `\n`).
+ */
+export type CollectingReporter = Reporter & {
   /** Every line so far, in print order. */
-  readonly lines: ReportedLine[];
-}
+  readonly lines: Array<{ stream: "stdout" | "stderr"; text: string }>;
+};
+
+/** One line a {@linkcode CollectingReporter} kept. */
+export type ReportedLine = CollectingReporter["lines"][number];
 
 /**
- * Create a {@linkcode CollectingReporter}.
+ * Create a reporter that collects every line instead of printing it.
  *
  * @example
  * ```ts ignore
@@ -49,7 +47,9 @@ export interface CollectingReporter extends Reporter {
  * reporter.lines.find((l) => l.text.startsWith("RUN_DIR: "));
  * ```
  */
-export function collectingReporter(): CollectingReporter {
+export function collectingReporter(): Reporter & {
+  readonly lines: Array<{ stream: "stdout" | "stderr"; text: string }>;
+} {
   const lines: ReportedLine[] = [];
   return {
     lines,

@@ -11,7 +11,7 @@ import { printed, text } from "../text.ts";
 import { ArgCursor } from "../_cli/args.ts";
 import { writeErr, writeOutRaw } from "../_cli/output.ts";
 import { renderScanDocument } from "./document.ts";
-import { scanContext, type ScanOptions, type ScanResult, type ScanWarning } from "./scan.ts";
+import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
 import type { ScanDocument, TierFilter } from "./schema.ts";
 import { envValue } from "../paths.ts";
 
@@ -127,7 +127,7 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
 }
 
 /** The stderr line of a warning: `⚠️ skipped unreadable directory: <path>`. */
-export function warningLine(warning: ScanWarning): string {
+export function warningLine(warning: ScanResult["warnings"][number]): string {
   return printed(text`⚠️ skipped unreadable directory: ${warning.path}`);
 }
 
@@ -200,9 +200,11 @@ export async function scanMain(args: readonly string[]): Promise<number> {
     writeOutRaw(SCAN_HELP);
     return 0;
   }
-  const options: ScanOptions = { ...command.scan };
-  if (command.loaded) options.loading = (await import("./loading.ts")).createLoadingStep();
-  const result = scanContext(options);
+  const options: ScanOptions = { ...command.scan, loaded: command.loaded === true };
+  const loading = command.loaded
+    ? (await import("./loading.ts")).createLoadingStep()
+    : undefined;
+  const result = scanProject(options, loading);
   writeErr(...result.warnings.map(warningLine));
   if (command.format === "table") {
     const { renderReport } = await import("./report.ts");

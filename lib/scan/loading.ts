@@ -226,9 +226,9 @@ function loadedOf(
  *
  * @example
  * ```ts ignore
- * import { scanContext } from "./scan.ts";
+ * import { scanProject } from "./scan.ts";
  * import { createLoadingStep } from "./loading.ts";
- * const { document } = scanContext({ root: ".", loading: createLoadingStep() });
+ * const { document } = scanProject({ root: ".", loaded: true }, createLoadingStep());
  * console.log(document.totals["always-on"].loaded?.tokens);
  * ```
  */

@@ -19,19 +19,34 @@
  * @module
  */
 
-export { scanContext, type ScanOptions, type ScanResult, type ScanWarning } from "./scan.ts";
+import { createLoadingStep } from "./loading.ts";
+import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
+
+export type { ScanOptions, ScanResult } from "./scan.ts";
 export { renderScanDocument } from "./document.ts";
 export {
-  type Loading,
   parseScanDocument,
-  type RootLabel,
-  type RowKind,
   type ScanDocument,
-  type ScanDocumentParse,
   type ScanIssue,
   type ScanRow,
   type ScanTotal,
-  type ScanTotals,
-  type Tier,
-  type TierFilter,
 } from "./schema.ts";
+
+/**
+ * Scan the project (and with `global` the global root) for every file that may enter the agent's
+ * context, as the `context-scan` CLI does (`references/context-scan.md`): the document, whether
+ * the inventory is complete (no `scan_issues`), and the directories the walk skipped. With
+ * `loaded`, rows also carry what Claude Code really loads. Throws `UsageError` for a `root` that
+ * is not a directory, `EnvironmentError` when neither `CLAUDE_CONFIG_DIR` nor `HOME` is set.
+ *
+ * @example
+ * ```ts ignore
+ * import { scanContext } from "./mod.ts";
+ * const { document, complete } = scanContext({ root: ".", global: true, loaded: true });
+ * if (!complete) throw new Error(`incomplete inventory: ${document.scan_issues.length} issues`);
+ * console.log(document.totals["always-on"].loaded?.tokens);
+ * ```
+ */
+export function scanContext(options: ScanOptions = {}): ScanResult {
+  return scanProject(options, options.loaded ? createLoadingStep() : undefined);
+}

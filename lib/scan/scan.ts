@@ -12,13 +12,10 @@ import {
   Discovery,
   memoryFiles,
   scanRoot,
-  type ScanWarning,
 } from "./discovery.ts";
 import { admitRows, buildDocument } from "./document.ts";
 import { memorySlugs, resolveProjectRoot } from "./roots.ts";
-import type { ScanDocument, ScanRow, TierFilter } from "./schema.ts";
-
-export type { ScanWarning } from "./discovery.ts";
+import type { ScanDocument, ScanRow } from "./schema.ts";
 
 /** What to scan. */
 export interface ScanOptions {
@@ -30,13 +27,12 @@ export interface ScanOptions {
   /** Also scan the global root (`--global`). */
   global?: boolean;
   /** Tier filter (default `all`). */
-  tier?: TierFilter;
+  tier?: "all" | "always-on" | "per-spawn" | "per-invocation";
   /**
-   * The `--loaded` step (`createLoadingStep()` from `lib/scan/loading.ts`): rows gain loaded
-   * figures and limits, totals a `loaded` sum (`references/context-scan.md#loaded-figures`).
-   * Passed in, so a scan without it never loads the loading rules.
+   * Add what Claude Code really loads (`--loaded`): rows gain `loaded_bytes`, `loaded_tokens` and
+   * `limits`, totals a `loaded` sum (`references/context-scan.md#loaded-figures`).
    */
-  loading?: LoadingStep;
+  loaded?: boolean;
 }
 
 /**
@@ -56,8 +52,16 @@ export interface ScanResult {
   document: ScanDocument;
   /** True when `document.scan_issues` is empty: the inventory is complete. */
   complete: boolean;
-  /** Directories the broad root walk skipped (they never make the inventory incomplete). */
-  warnings: ScanWarning[];
+  /**
+   * Directories the broad root walk skipped (they never make the inventory incomplete): kind
+   * `unreadable-directory`, the root whose walk met it, its logical path and the OS reason.
+   */
+  warnings: Array<{
+    kind: "unreadable-directory";
+    root: "project" | "global";
+    path: string;
+    reason: string;
+  }>;
 }
 
 /** The two roots of a scan, already resolved. */
@@ -69,28 +73,26 @@ export interface ScanRoots {
 }
 
 /**
- * Scan the project (and optionally global) context inventory. Throws `UsageError` for a `root`
- * that is not a directory, and `EnvironmentError` when neither `CLAUDE_CONFIG_DIR` nor `HOME` is
- * set.
- *
- * @example
- * ```ts ignore
- * import { scanContext } from "./mod.ts";
- * const { document, complete } = scanContext({ root: ".", global: true });
- * if (!complete) throw new Error(`incomplete inventory: ${document.scan_issues.length} issues`);
- * console.log(document.totals.grand.tokens);
- * ```
+ * Scan the project (and optionally global) context inventory, with `loading` (the `--loaded`
+ * step, `createLoadingStep()` of `loading.ts`) when `options.loaded` asks for it — passed in, so
+ * a scan without it never loads the loading rules. Throws `UsageError` for a `root` that is not a
+ * directory, and `EnvironmentError` when neither `CLAUDE_CONFIG_DIR` nor `HOME` is set. The
+ * library's `scanContext` (`mod.ts`) supplies the step itself.
  */
-export function scanContext(options: ScanOptions = {}): ScanResult {
+export function scanProject(options: ScanOptions = {}, loading?: LoadingStep): ScanResult {
   const project = resolveProjectRoot(options.root);
-  return scanRoots({ project, global: globalRoot() }, options);
+  return scanRoots({ project, global: globalRoot() }, options, loading);
 }
 
 /**
- * {@linkcode scanContext} for roots already resolved (`options.root` is ignored): no environment
+ * {@linkcode scanProject} for roots already resolved (`options.root` is ignored): no environment
  * is read.
  */
-export function scanRoots(roots: ScanRoots, options: ScanOptions = {}): ScanResult {
+export function scanRoots(
+  roots: ScanRoots,
+  options: ScanOptions = {},
+  loading?: LoadingStep,
+): ScanResult {
   const tier = options.tier ?? "all";
   const out = new Discovery();
 
@@ -101,7 +103,9 @@ export function scanRoots(roots: ScanRoots, options: ScanOptions = {}): ScanResu
   }
   if (options.global) scanRoot(out, "global", roots.global);
 
-  const loading = options.loading;
+  if (options.loaded && loading === undefined) {
+    throw new TypeError("scanRoots: loaded needs the loading step");
+  }
   const candidates = loading ? loading.addRows(out.rows) : out.rows;
   const admitted = admitRows(candidates, tier);
   const rows = loading ? loading.annotate(admitted) : admitted;

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../errors.ts";
-import { scanContext, scanRoots } from "./scan.ts";
+import { scanProject, scanRoots } from "./scan.ts";
 import { makeTempDir, writeTree } from "../../tests/_helpers.ts";
 
 interface Fixture {
@@ -76,11 +76,11 @@ Deno.test("scanRoots: an issue makes the inventory incomplete but keeps every ro
   assert.equal(result.document.files.length, 1);
 });
 
-Deno.test("scanContext: a root that is not a directory is a UsageError naming the value as given", () => {
+Deno.test("scanProject: a root that is not a directory is a UsageError naming the value as given", () => {
   const f = fixture();
   for (const root of [`${f.project}/missing`, `${f.project}/CLAUDE.md`]) {
     assert.throws(
-      () => scanContext({ root }),
+      () => scanProject({ root }),
       (e: unknown) => e instanceof UsageError && e.message === `not a directory: ${root}`,
     );
   }

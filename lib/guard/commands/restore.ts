@@ -15,7 +15,7 @@ export interface RestoreOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
   /** `--project`/`--global`, when given. */
-  layer?: Layer;
+  layer?: "project" | "global";
   /** `--run-dir`, when given. */
   runDir?: string;
   /** A positional `last`/`<ts>` selector, when given. */

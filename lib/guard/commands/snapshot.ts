@@ -23,7 +23,7 @@ export interface SnapshotOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
   /** The layer (default `project`). */
-  layer?: Layer;
+  layer?: "project" | "global";
   /** File arguments, as typed. */
   files: readonly string[];
   /** `--run-dir` as given. */

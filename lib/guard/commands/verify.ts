@@ -12,7 +12,7 @@ import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots, Layer } from "../roots.ts";
 import { chooseRun } from "../selection.ts";
 import { requireSnapshotDir } from "../run_dir.ts";
-import { type MissCoverage, stageVerify, type StageVerifyResult } from "../stage/verify.ts";
+import { type MissCoverage, stageVerify } from "../stage/verify.ts";
 import { decodeText, lineTokens, splitLines, type TokenAlphabet, tokenSet } from "../tokens.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 
@@ -21,15 +21,15 @@ export interface VerifyOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
   /** `--project`/`--global`, when given. */
-  layer?: Layer;
+  layer?: "project" | "global";
   /** `--run-dir`, when given. */
   runDir?: string;
   /** A positional `last` or `<ts>` selector, when given. */
   selector?: string;
   /** `--ledger`, when given. */
   ledger?: string;
-  /** Token alphabet (default `base`). */
-  alphabet?: TokenAlphabet;
+  /** Token alphabet (`--tokens=`, default `base`; `references/context-guard.md#critical-tokens`). */
+  alphabet?: "base" | "ext";
   /** File arguments, as typed. */
   files: readonly string[];
 }
@@ -38,8 +38,15 @@ export interface VerifyOptions {
 export interface VerifyResult {
   /** The run dir verified. */
   runDir: string;
-  /** The gate's report. */
-  gate: StageVerifyResult;
+  /**
+   * The gate's verdict per file, in argument order: its root-relative path, the critical tokens
+   * its new bytes lack (sorted), and `pass`, `ledgered` (every miss covered by the ledger) or
+   * `fail`; `filesFailed` counts the `fail`s.
+   */
+  gate: {
+    files: Array<{ path: string; misses: string[]; gate: "pass" | "ledgered" | "fail" }>;
+    filesFailed: number;
+  };
   /** The whole-run rollback, when the gate failed. */
   rollback?: RunDirRestore;
   /** True when every file passed (possibly through the ledger): nothing was rolled back. */
@@ -82,7 +89,7 @@ export function verify(options: VerifyOptions, reporter: Reporter = silentReport
   requireSnapshotDir(runDir);
   if (options.files.length === 0) throw new UsageError(text`verify needs at least one file`);
   const coverage = ledgerCoverage(options.ledger, options.alphabet ?? "base");
-  const gate = stageVerify({
+  const staged = stageVerify({
     projectDir: root,
     runDir,
     files: options.files,
@@ -91,6 +98,10 @@ export function verify(options: VerifyOptions, reporter: Reporter = silentReport
     coverage,
     rootName,
   }, reporter);
+  const gate = {
+    files: staged.files.map((v) => ({ path: v.target.rel, misses: v.misses, gate: v.gate })),
+    filesFailed: staged.filesFailed,
+  };
   if (gate.filesFailed === 0) return { runDir, gate, passed: true };
   reporter.out(text`ROLLBACK: whole run (gate failed) ${runDir}`);
   const rollback = restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);

@@ -41,7 +41,6 @@ import {
   refuseTooLarge,
   reportMisses,
 } from "../stage/verify.ts";
-import type { TokenAlphabet } from "../tokens.ts";
 import { restoreRunDir } from "./restore_run.ts";
 import { reportRunFailed } from "./verify.ts";
 
@@ -50,13 +49,13 @@ export interface VerifyDeletedOptions {
   /** The roots (`P`, `G`, `B`). */
   roots: GuardRoots;
   /** `--project`/`--global` (default: the run's, or the layer the target implies). */
-  layer?: Layer;
+  layer?: "project" | "global";
   /** `--run-dir`, when given. */
   runDir?: string;
   /** A positional `last` or `<ts>` selector, when given. */
   selector?: string;
-  /** Token alphabet (default `base`). */
-  alphabet?: TokenAlphabet;
+  /** Token alphabet (`--tokens=`, default `base`; `references/context-guard.md#critical-tokens`). */
+  alphabet?: "base" | "ext";
   /** `--survivor` values in order, as typed. */
   survivors: readonly string[];
   /** The deleted-file arguments (exactly one is valid), as typed. */

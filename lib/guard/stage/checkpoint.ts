@@ -14,14 +14,24 @@ import { type Reporter, silentReporter } from "../report.ts";
 import { manifestLinks } from "../manifest.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireRunDir } from "../run_dir.ts";
-import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
+import { snapshottedTarget } from "./common.ts";
 
 /** Inputs of {@linkcode checkpoint}: the run dir, the root and the files the optimizer owns now. */
-export type CheckpointOptions = StageFilesOptions;
+export interface CheckpointOptions {
+  /** The run dir of the snapshot. */
+  runDir: string;
+  /** The root the files are relative to (default: `CLAUDE_PROJECT_DIR`, else the git top level). */
+  projectDir?: string;
+  /** The files, as typed. */
+  files: readonly string[];
+  /** How messages name the root (default `project`). */
+  rootName?: "project" | "global";
+}
 
 /**
  * Record that the optimizer owns each file's current bytes (its hash, or `MISSING` for a deleted
- * file), after checking every file; prints `CHECKPOINT: <rel>`. Call it after every owned write.
+ * file), after checking every file; prints `CHECKPOINT: <rel>` and returns the rels in order. Call
+ * it after every owned write.
  *
  * @example
  * ```ts ignore
@@ -33,7 +43,7 @@ export type CheckpointOptions = StageFilesOptions;
 export function checkpoint(
   options: CheckpointOptions,
   reporter: Reporter = silentReporter,
-): ResolvedPath[] {
+): string[] {
   const { runDir } = options;
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
@@ -61,5 +71,5 @@ export function checkpoint(
     reporter.out(text`CHECKPOINT: ${t.rel}`);
   }
   for (const d of dirs) fsyncDirectory(d);
-  return targets;
+  return targets.map((t) => t.rel);
 }

@@ -26,11 +26,11 @@ Deno.test("checkpoint records each file's current hash, or MISSING for a deleted
   const f = fixture();
   Deno.removeSync(`${f.root}/b.md`);
   const out = collectingReporter();
-  const targets = checkpoint(
+  const rels = checkpoint(
     { projectDir: f.root, runDir: f.runDir, files: [`${f.root}/rules/a.md`, `${f.root}/b.md`] },
     out,
   );
-  assert.deepEqual(targets.map((t) => t.rel), ["rules/a.md", "b.md"]);
+  assert.deepEqual(rels, ["rules/a.md", "b.md"]);
   assert.deepEqual(out.lines.map((l) => `${l.stream}: ${l.text}`), [
     "stdout: CHECKPOINT: rules/a.md",
     "stdout: CHECKPOINT: b.md",
