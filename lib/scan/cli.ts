@@ -201,9 +201,7 @@ export async function scanMain(args: readonly string[]): Promise<number> {
     return 0;
   }
   const options: ScanOptions = { ...command.scan, loaded: command.loaded === true };
-  const loading = command.loaded
-    ? (await import("./loading.ts")).createLoadingStep()
-    : undefined;
+  const loading = command.loaded ? (await import("./loading.ts")).createLoadingStep() : undefined;
   const result = scanProject(options, loading);
   writeErr(...result.warnings.map(warningLine));
   if (command.format === "table") {

@@ -6,13 +6,7 @@
  */
 
 import { globalRoot } from "../paths.ts";
-import {
-  addMemoryRows,
-  type CandidateRow,
-  Discovery,
-  memoryFiles,
-  scanRoot,
-} from "./discovery.ts";
+import { addMemoryRows, type CandidateRow, Discovery, memoryFiles, scanRoot } from "./discovery.ts";
 import { admitRows, buildDocument } from "./document.ts";
 import { memorySlugs, resolveProjectRoot } from "./roots.ts";
 import type { ScanDocument, ScanRow } from "./schema.ts";

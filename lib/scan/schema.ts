@@ -255,10 +255,11 @@ export const ScanDocumentSchema = z.object({
 
 // Compile-time proof that the spelled-out types and the schemas agree in both directions.
 const _checkDocument: z.ZodMiniType<ScanDocument> = ScanDocumentSchema;
-const _checkDocumentBack: z.ZodMiniType<z.infer<typeof ScanDocumentSchema>> = z.custom<ScanDocument>();
+const _checkDocumentBack: z.ZodMiniType<z.infer<typeof ScanDocumentSchema>> = z.custom<
+  ScanDocument
+>();
 void _checkDocument;
 void _checkDocumentBack;
-
 
 /**
  * Validate a parsed JSON value as a context-scan document.
