@@ -15,6 +15,8 @@ for (const tool of TOOLS) {
     "--quiet",
     "--platform",
     "deno",
+    // Minified: start-up parses the whole file (references/startup.md#bundles).
+    "--minify",
     "-o",
     `dist/${tool}.js`,
     `bin/${tool}.ts`,

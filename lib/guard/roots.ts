@@ -171,11 +171,19 @@ export interface GuardRoots {
 
 /**
  * Compute `P`, `G` and `B` from the environment; throws `EnvironmentError` (`HOME is not set`)
- * without a global root.
+ * without a global root. `P` is resolved when first read (it may ask git for the top level, a
+ * child process a command like `list` of an empty backup root never needs).
  */
 export function guardRoots(): GuardRoots {
   const global = globalRoot();
-  return { project: projectRoot(), global, backups: `${global === "/" ? "" : global}/backups` };
+  let project: string | undefined;
+  return {
+    get project(): string {
+      return project ??= projectRoot();
+    },
+    global,
+    backups: `${global === "/" ? "" : global}/backups`,
+  };
 }
 
 /** The root of `layer`. */
