@@ -9,7 +9,7 @@
  * @module
  */
 
-import type { z } from "zod";
+import type * as z from "../_zod.ts";
 import { isPermissionError } from "../_fs/errors.ts";
 import {
   ErrorBodySchema,
@@ -137,7 +137,7 @@ export interface BackendRequest {
 export async function backendCall<T>(
   url: string,
   request: BackendRequest,
-  schema: z.ZodType<T>,
+  schema: z.ZodMiniType<T>,
 ): Promise<BackendOutcome<T>> {
   const signal = AbortSignal.timeout(request.timeoutMs ?? BACKEND_TIMEOUT_MS);
   const headers: Record<string, string> = { Accept: "application/json" };

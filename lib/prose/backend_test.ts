@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { createServer, type Server, type Socket } from "node:net";
-import { z } from "zod";
+import * as z from "../_zod.ts";
 import {
   backendCall,
   callStatus,

@@ -7,7 +7,7 @@
  */
 
 import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
-import { z } from "zod";
+import * as z from "../_zod.ts";
 import { errorCode, rethrowPermission } from "../_fs/errors.ts";
 import { ReadRefusedError, readRegular } from "../_fs/read.ts";
 import { MAX_AUTO_CLARITY_MS, MAX_AUTO_CLARITY_TURNS, MAX_TURNS, TTL_UNITS } from "./schema.ts";
@@ -65,40 +65,64 @@ function compiles(pattern: string, flags: string): boolean {
   }
 }
 
-const Duration = z.string().refine((s) => parseDuration(s) !== null, {
+const Duration = z.string().check(z.refine((s) => parseDuration(s) !== null, {
   message: "must be a duration like 90s, 15m, 12h or 7d (1s to 30d)",
-});
+}));
 
 /**
  * The strict config schema with its defaults. Unknown keys are errors, except a top-level
  * `$schema`.
  */
 export const ProseConfigSchema = z.strictObject({
-  $schema: z.string().optional(),
-  level: z.enum(["minimal", "full"]).default("full"),
-  ttl: z.enum(TTL_UNITS).default("block"),
-  turns: z.int().min(1).max(MAX_TURNS).default(1),
-  sessionCap: Duration.nullable().default("12h"),
-  trigger: z.strictObject({
-    enabled: z.boolean().default(false),
-    caseInsensitive: z.boolean().default(true),
-    pattern: z.string().min(1).max(512).refine((p) => compiles(p, "u"), {
-      message: "must be a valid regular expression (u flag)",
-    }).default(DEFAULT_TRIGGER_PATTERN),
-  }).prefault({}),
-  autoClarity: z.strictObject({
-    enabled: z.boolean().default(true),
-    level: z.enum(["minimal", "full"]).default("full"),
-    turns: z.int().min(1).max(MAX_AUTO_CLARITY_TURNS).default(1),
-    for: Duration.refine((s) => (parseDuration(s) ?? Infinity) <= MAX_AUTO_CLARITY_MS, {
-      message: "must be at most 1h",
-    }).default("15m"),
-  }).prefault({}),
-  backend: z.strictObject({
-    url: z.string().refine((u) => loopbackOrigin(u) !== null, {
-      message: "must be http:// on 127.0.0.1, localhost or [::1], without a path",
-    }).nullable().default(null),
-  }).prefault({}),
+  $schema: z.optional(z.string()),
+  level: z._default(z.enum(["minimal", "full"]), "full"),
+  ttl: z._default(z.enum(TTL_UNITS), "block"),
+  turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_TURNS)), 1),
+  sessionCap: z._default(z.nullable(Duration), "12h"),
+  trigger: z.prefault(
+    z.strictObject({
+      enabled: z._default(z.boolean(), false),
+      caseInsensitive: z._default(z.boolean(), true),
+      pattern: z._default(
+        z.string().check(
+          z.minLength(1),
+          z.maxLength(512),
+          z.refine((p) => compiles(p, "u"), {
+            message: "must be a valid regular expression (u flag)",
+          }),
+        ),
+        DEFAULT_TRIGGER_PATTERN,
+      ),
+    }),
+    {},
+  ),
+  autoClarity: z.prefault(
+    z.strictObject({
+      enabled: z._default(z.boolean(), true),
+      level: z._default(z.enum(["minimal", "full"]), "full"),
+      turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_AUTO_CLARITY_TURNS)), 1),
+      for: z._default(
+        Duration.check(z.refine((s) => (parseDuration(s) ?? Infinity) <= MAX_AUTO_CLARITY_MS, {
+          message: "must be at most 1h",
+        })),
+        "15m",
+      ),
+    }),
+    {},
+  ),
+  backend: z.prefault(
+    z.strictObject({
+      url: z._default(
+        z.nullable(
+          z.string().check(z.refine((u) => loopbackOrigin(u) !== null, {
+            message: "must be http:// on 127.0.0.1, localhost or [::1], without a path",
+          })),
+        ),
+        null,
+      ),
+    }),
+    {},
+  ),
 });
 
 /** A loaded config with every default applied. */

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { z } from "zod";
+import * as z from "../_zod.ts";
 
 /** Largest flag file in bytes: a guard against prompt injection through the flag surface. */
 export const MAX_FLAG_BYTES = 1024;
@@ -59,7 +59,7 @@ export const MAX_AUTO_CLARITY_TURNS = 10;
 /** Longest auto-clarity cap in milliseconds (1 h). */
 export const MAX_AUTO_CLARITY_MS = 3_600_000;
 
-const epochMs = z.int().min(1).max(MAX_EPOCH_MS);
+const epochMs = z.int().check(z.minimum(1), z.maximum(MAX_EPOCH_MS));
 
 /** A valid prose flag (keys in file order). */
 export interface ProseFlag {
@@ -77,7 +77,7 @@ export interface ProseFlag {
 
 const TtlSchema = z.strictObject({
   unit: z.enum(TTL_UNITS),
-  value: z.int().min(0).max(MAX_TURNS),
+  value: z.int().check(z.minimum(0), z.maximum(MAX_TURNS)),
 });
 
 /**
@@ -88,10 +88,10 @@ const TtlSchema = z.strictObject({
 export const ProseFlagSchema = z.strictObject({
   level: z.enum(LEVELS),
   ttl: TtlSchema,
-  expiresAt: epochMs.nullable(),
+  expiresAt: z.nullable(epochMs),
   activatedAt: epochMs,
   source: z.enum(SOURCES),
-}).superRefine((flag, ctx) => {
+}).check(z.superRefine((flag, ctx) => {
   const { unit, value } = flag.ttl;
   if (unit === "turn" ? value < 1 : value !== 0) {
     ctx.addIssue({
@@ -116,10 +116,10 @@ export const ProseFlagSchema = z.strictObject({
       ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "auto-clarity cap max 1h" });
     }
   }
-});
+}));
 
 /** Compile-time proof that the zod schema produces exactly {@linkcode ProseFlag}. */
-const _flagShape: z.ZodType<ProseFlag> = ProseFlagSchema;
+const _flagShape: z.ZodMiniType<ProseFlag> = ProseFlagSchema;
 
 /**
  * The dotted field path of a zod issue as error lines name it: an unknown key is `(extra-key)`
@@ -192,22 +192,22 @@ export const StatusDocumentSchema = z.strictObject({
   now: z.int(),
   flagPath: z.string(),
   state: z.enum(FLAG_STATES),
-  reason: z.string().nullable(),
-  field: z.string().nullable(),
+  reason: z.nullable(z.string()),
+  field: z.nullable(z.string()),
   effectiveLevel: z.enum(LEVELS),
-  flag: ProseFlagSchema.nullable(),
-  mirror: z.strictObject({
-    CELLM_PROSE_ACTIVE: z.string().nullable(),
-    CELLM_PROSE_LEVEL: z.string().nullable(),
-    CELLM_PROSE_EXPIRES_AT: z.string().nullable(),
-  }).nullable(),
-  expected: z.strictObject({
+  flag: z.nullable(ProseFlagSchema),
+  mirror: z.nullable(z.strictObject({
+    CELLM_PROSE_ACTIVE: z.nullable(z.string()),
+    CELLM_PROSE_LEVEL: z.nullable(z.string()),
+    CELLM_PROSE_EXPIRES_AT: z.nullable(z.string()),
+  })),
+  expected: z.nullable(z.strictObject({
     CELLM_PROSE_ACTIVE: z.string(),
     CELLM_PROSE_LEVEL: z.string(),
     CELLM_PROSE_EXPIRES_AT: z.string(),
-  }).nullable(),
-  drift: z.boolean().nullable(),
-  driftKeys: z.array(z.enum(MIRROR_KEYS)).nullable(),
+  })),
+  drift: z.nullable(z.boolean()),
+  driftKeys: z.nullable(z.array(z.enum(MIRROR_KEYS))),
 });
 
 /** A status document (`ctxkit.prose.status/1`), keys in output order. */
@@ -222,13 +222,13 @@ export type StatusDocument = z.infer<typeof StatusDocumentSchema>;
 export const ToggleRequestSchema = z.discriminatedUnion("action", [
   z.strictObject({
     action: z.literal("on"),
-    level: z.enum(["minimal", "full"]).optional(),
-    ttl: z.strictObject({
+    level: z.optional(z.enum(["minimal", "full"])),
+    ttl: z.optional(z.strictObject({
       unit: z.enum(TTL_UNITS),
-      value: z.int().min(0).max(MAX_TURNS).optional(),
-    }).optional(),
-    for: z.string().max(16).optional(),
-    source: z.enum(SOURCES).optional(),
+      value: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_TURNS))),
+    })),
+    for: z.optional(z.string().check(z.maxLength(16))),
+    source: z.optional(z.enum(SOURCES)),
   }),
   z.strictObject({ action: z.literal("off") }),
   z.strictObject({ action: z.literal("level"), level: z.enum(LEVELS) }),
@@ -245,10 +245,10 @@ export type ToggleRequest = z.infer<typeof ToggleRequestSchema>;
  */
 export const ErrorBodySchema = z.strictObject({
   ok: z.literal(false),
-  error: z.string().max(64),
-  reason: z.string().max(64).optional(),
-  field: z.string().max(256).optional(),
-  message: z.string().max(1024),
+  error: z.string().check(z.maxLength(64)),
+  reason: z.optional(z.string().check(z.maxLength(64))),
+  field: z.optional(z.string().check(z.maxLength(256))),
+  message: z.string().check(z.maxLength(1024)),
 });
 
 /**
@@ -258,8 +258,8 @@ export const ErrorBodySchema = z.strictObject({
 export const ToggleResponseSchema = z.strictObject({
   ok: z.literal(true),
   action: z.enum(["on", "off", "level", "sync"]),
-  result: z.string().min(1).max(64),
-  reason: z.string().max(64).optional(),
+  result: z.string().check(z.minLength(1), z.maxLength(64)),
+  reason: z.optional(z.string().check(z.maxLength(64))),
   status: StatusDocumentSchema,
   mirror: z.strictObject({ ok: z.boolean() }),
 });
@@ -273,9 +273,9 @@ export type ToggleResponse = z.infer<typeof ToggleResponseSchema>;
  * must carry as `Authorization: Bearer <token>` (`references/prose.md#authentication`).
  */
 export const ServeRecordSchema = z.strictObject({
-  port: z.int().min(1).max(65535),
-  pid: z.int().min(1),
-  token: z.string().regex(/^[0-9a-f]{64}$/),
+  port: z.int().check(z.minimum(1), z.maximum(65535)),
+  pid: z.int().check(z.minimum(1)),
+  token: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
 });
 
 /** A parsed `serve.json`. */
@@ -287,4 +287,6 @@ export type ServeRecord = z.infer<typeof ServeRecordSchema>;
 export const HookInputSchema = z.looseObject({ prompt: z.string() });
 
 /** `R/worker.json` belongs to cellm: only its `port` is read, every other key is ignored. */
-export const WorkerJsonSchema = z.looseObject({ port: z.int().min(1).max(65535) });
+export const WorkerJsonSchema = z.looseObject({
+  port: z.int().check(z.minimum(1), z.maximum(65535)),
+});
