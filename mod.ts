@@ -1,34 +1,52 @@
 /**
  * ctxkit — the library behind the `context-scan`, `context-guard`, `text-guard` and `prose` scripts.
  *
- * The scripts in `bin/` only parse arguments and print; everything they do is available here as
- * functions with typed results. Failures throw {@linkcode CtxkitError}, which carries the exit code
- * the script would use; nothing here exits the process.
+ * The scripts in `bin/` only parse arguments and print; what they do is available here as
+ * functions with typed options and results. Failures throw a {@linkcode CtxkitError} subclass
+ * carrying the exit code the script would use and the data a caller needs; nothing here exits the
+ * process. The surface, by job:
  *
- * Inventory the context sources of a project (`context-scan`):
+ * - **Scan** what may enter an agent's context: {@linkcode scanContext} ({@linkcode ScanOptions} →
+ *   {@linkcode ScanResult}), {@linkcode renderScanDocument} (the CLI's exact bytes),
+ *   {@linkcode parseScanDocument} (validate a document read back); the document types
+ *   {@linkcode ScanDocument}, {@linkcode ScanRow}, {@linkcode ScanIssue}, {@linkcode ScanTotal}.
+ * - **Guard** an in-place rewrite: {@linkcode guardRoots}, then {@linkcode snapshot},
+ *   {@linkcode checkpoint}, {@linkcode verify} (a failed gate rolls the whole run back),
+ *   {@linkcode verifyDeleted}, {@linkcode restore}, {@linkcode rollback}, each with its
+ *   `…Options`/`…Result` type; where lines go: {@linkcode Reporter} ({@linkcode consoleReporter},
+ *   {@linkcode silentReporter}, {@linkcode collectingReporter}), a line being a {@linkcode Text}.
+ * - **Prose** override, for consumers: {@linkcode readProseFlag} → {@linkcode resolveLevel} before
+ *   rendering, {@linkcode consumeTurn} after; {@linkcode writeProseFlag} and
+ *   {@linkcode clearProseFlag} to set it; {@linkcode FlagRead}, {@linkcode ProseFlag} and their
+ *   small types.
+ * - **Failures**: {@linkcode CtxkitError} (`exitCode`, `text`), {@linkcode UsageError},
+ *   {@linkcode EnvironmentError}, {@linkcode OutputError}; the guard's {@linkcode PathRefusedError},
+ *   {@linkcode SnapshotMissingError}, {@linkcode ManifestError}, {@linkcode RestoreRefusedError},
+ *   {@linkcode DirtyTreeError}.
+ *
+ * Inventory the context sources of a project:
  *
  * ```ts ignore
  * import { renderScanDocument, scanContext } from "./mod.ts";
- * const { document, exitCode } = scanContext({ root: ".", global: true });
- * if (exitCode !== 0) throw new Error(`incomplete inventory: ${document.scan_issues.length} issues`);
- * console.log(document.totals.grand.tokens);
+ * const { document, complete } = scanContext({ root: ".", global: true, loaded: true });
+ * if (!complete) throw new Error(`incomplete inventory: ${document.scan_issues.length} issues`);
+ * console.log(document.totals["always-on"].loaded?.tokens);
  * Deno.stdout.writeSync(new TextEncoder().encode(renderScanDocument(document))); // byte-exact JSON
  * ```
  *
- * Guard an in-place rewrite (`context-guard`): snapshot, let the optimizer write, record ownership,
- * verify — a failed gate rolls the whole run back.
+ * Guard an in-place rewrite: snapshot, let the optimizer write, record ownership, verify.
  *
  * ```ts ignore
- * import { checkpoint, guardRoots, silentReporter, snapshot, verify } from "./mod.ts";
+ * import { checkpoint, guardRoots, snapshot, verify } from "./mod.ts";
  * const roots = guardRoots();
- * const reporter = silentReporter;
- * const run = snapshot({ roots, files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts", reporter });
+ * const run = snapshot({ roots, files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
  * // … the optimizer rewrites CLAUDE.md …
- * checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"], reporter });
- * const result = verify({ roots, runDir: run.runDir, files: ["CLAUDE.md"], reporter });
+ * checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"] });
+ * const result = verify({ roots, runDir: run.runDir, files: ["CLAUDE.md"] });
+ * if (!result.passed) console.error(result.gate.files.filter((f) => f.gate === "fail"));
  * ```
  *
- * Honour the prose override before rendering (`prose`):
+ * Honour the prose override before rendering:
  *
  * ```ts ignore
  * import { consumeTurn, readProseFlag, resolveLevel } from "./mod.ts";
@@ -38,8 +56,8 @@
  * if (read.state === "active" && read.flag?.ttl.unit === "turn") consumeTurn();
  * ```
  *
- * Contracts: `references/context-scan.md`, `references/context-guard.md`, `references/prose.md`;
- * JSON Schemas of every document in `references/schemas/`.
+ * Contracts: `references/context-scan.md`, `references/context-guard.md`, `references/prose.md`,
+ * `references/output.md`; JSON Schemas of every document in `references/schemas/`.
  *
  * @module
  */

@@ -56,11 +56,10 @@ export interface ProseOptions {
   root?: string;
   /** Epoch-ms "now" (default `Date.now()`); tests inject it for deterministic TTLs. */
   now?: number;
-}
-
-/** Options of the writers: `expect` is the bytes read earlier, `null` for "absent". */
-export interface WriteOptions extends ProseOptions {
-  /** When set, the write stops with `conflict` unless the flag still holds these bytes. */
+  /**
+   * Writers only: the flag's bytes as read earlier (`FlagRead.raw`, `null` for "absent"); the
+   * write stops with `conflict` unless the flag still holds them (compare first).
+   */
   expect?: Uint8Array | null;
 }
 
@@ -441,7 +440,7 @@ class Vetoed extends Error {
  */
 export function writeProseFlag(
   flag: ProseFlag,
-  opts: WriteOptions = {},
+  opts: ProseOptions = {},
 ): { ok: true; path: string } | IoFailure {
   const paths = pathsOrNull(opts);
   if (paths === null) return fail("no-root", "");
@@ -491,7 +490,7 @@ export function writeProseFlag(
  * ```
  */
 export function clearProseFlag(
-  opts: WriteOptions = {},
+  opts: ProseOptions = {},
 ): { ok: true; cleared: boolean } | IoFailure {
   const paths = pathsOrNull(opts);
   if (paths === null) return fail("no-root", "");

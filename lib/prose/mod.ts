@@ -30,7 +30,6 @@ export {
   type ProseOptions,
   readProseFlag,
   resolveLevel,
-  type WriteOptions,
   writeProseFlag,
 } from "./flag.ts";
 export { type ConsumeResult, consumeTurn } from "./ops.ts";
