@@ -39,7 +39,6 @@ import {
   resolveLevel,
   resolvePaths,
 } from "./flag.ts";
-import { installHooks } from "./hooks.ts";
 import { applyToggle, consume, endBlock, endSession, type OpResult } from "./ops.ts";
 import {
   renderText,
@@ -468,7 +467,12 @@ async function match(
   return cmd.activate ? await toggle({ action: "on", source: "config" }, config, url, opts) : 0;
 }
 
-function hooks(cmd: Extract<Invocation, { command: "install-hooks" }>, script: string): number {
+/** `install-hooks`; the hook code is loaded only for it (start-up of the hook-path commands). */
+async function hooks(
+  cmd: Extract<Invocation, { command: "install-hooks" }>,
+  script: string,
+): Promise<number> {
+  const { installHooks } = await import("./hooks.ts");
   const outcomes = installHooks({
     repo: cmd.repo ?? Deno.cwd(),
     dryRun: cmd.dryRun,
@@ -552,7 +556,7 @@ export async function proseMain(args: readonly string[], env: CliEnvironment): P
     case "serve":
       return await serve(cmd);
     case "install-hooks":
-      return hooks(cmd, env.scriptPath);
+      return await hooks(cmd, env.scriptPath);
   }
   const paths = checkRoot(resolvePaths());
   const opts: RunOptions = { root: paths.root, now };

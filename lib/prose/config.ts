@@ -6,7 +6,9 @@
  * @module
  */
 
-import { parse, type ParseError, printParseErrorCode } from "jsonc-parser";
+import type { ParseError } from "jsonc-parser";
+// @ts-types="jsonc-parser"
+import { parse, printParseErrorCode } from "../_vendor/jsonc_parser.js";
 import * as z from "../_zod.ts";
 import { errorCode, rethrowPermission } from "../_fs/errors.ts";
 import { ReadRefusedError, readRegular } from "../_fs/read.ts";
