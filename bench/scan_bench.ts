@@ -12,7 +12,7 @@ import { mkdirSync, mkdtempSync, readFileSync, realpathSync, rmSync, writeFileSy
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { renderScanDocument } from "../lib/scan/document.ts";
-import { scanContext } from "../lib/scan/scan.ts";
+import { scanContext } from "../lib/scan/mod.ts";
 import { PRUNE_NAMES } from "../lib/scan/walk.ts";
 
 const RATIO_TARGET = 2;
