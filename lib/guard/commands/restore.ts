@@ -6,7 +6,7 @@
 
 import { text } from "../../text.ts";
 import { type Reporter, silentReporter } from "../report.ts";
-import type { GuardRoots, Layer } from "../roots.ts";
+import type { GuardRoots } from "../roots.ts";
 import { chooseRun, chooseRunGroups, describeRun } from "../selection.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 

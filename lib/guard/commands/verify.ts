@@ -9,7 +9,7 @@ import { UsageError } from "../../errors.ts";
 import { text } from "../../text.ts";
 import { ledgerCoverage as bindLedger, loadLedger } from "../ledger.ts";
 import { type Reporter, silentReporter } from "../report.ts";
-import type { GuardRoots, Layer } from "../roots.ts";
+import type { GuardRoots } from "../roots.ts";
 import { chooseRun } from "../selection.ts";
 import { requireSnapshotDir } from "../run_dir.ts";
 import { type MissCoverage, stageVerify } from "../stage/verify.ts";

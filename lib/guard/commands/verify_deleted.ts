@@ -21,7 +21,6 @@ import { writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import {
   type GuardRoots,
-  type Layer,
   resolveLogical,
   resolvePhysical,
   textGuardRoot,
