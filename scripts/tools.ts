@@ -1,6 +1,9 @@
 /** The four ctxkit tools, each a `bin/<name>.ts` entry point. */
 export const TOOLS = ["context-scan", "context-guard", "text-guard", "prose"] as const;
 
+/** One of {@linkcode TOOLS}. */
+export type Tool = typeof TOOLS[number];
+
 /** The `deno compile` targets ctxkit documents. */
 export const COMPILE_TARGETS = [
   "x86_64-unknown-linux-gnu",
@@ -10,14 +13,31 @@ export const COMPILE_TARGETS = [
   "x86_64-pc-windows-msvc",
 ] as const;
 
-/** Run a command, inheriting stdio; exit with its code on failure. */
-export function run(cmd: string[]): void {
-  const result = new Deno.Command(cmd[0], { args: cmd.slice(1) }).outputSync();
+/** One of {@linkcode COMPILE_TARGETS}. */
+export type CompileTarget = typeof COMPILE_TARGETS[number];
+
+/** Options for {@linkcode run}. */
+export interface RunCommandOptions {
+  /** Working directory of the child (default: this process's). */
+  cwd?: string;
+  /**
+   * Pass the child's stderr through as it is written, also on success (`deno compile` prints its
+   * list of embedded files there). By default stderr is shown only when the command fails.
+   */
+  showStderr?: boolean;
+}
+
+/** Run a command, printing its stdout; exit with its code on failure. */
+export function run(cmd: string[], options: RunCommandOptions = {}): void {
+  const result = new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    cwd: options.cwd,
+    stderr: options.showStderr ? "inherit" : "piped",
+  }).outputSync();
   const out = new TextDecoder().decode(result.stdout);
-  const err = new TextDecoder().decode(result.stderr);
   if (out) console.log(out.trimEnd());
   if (!result.success) {
-    console.error(err.trimEnd());
+    if (!options.showStderr) console.error(new TextDecoder().decode(result.stderr).trimEnd());
     Deno.exit(result.code || 1);
   }
 }

@@ -1,13 +1,17 @@
 /**
  * Test helpers: run a ctxkit tool as a user would (a child process with a controlled environment),
- * against the sources (`bin/<tool>.ts`) or, with `CTXKIT_TEST_TARGET=bundle`, against the single-file
- * bundles (`dist/<tool>.js`) that `deno task bundle` builds.
+ * against the sources (`bin/<tool>.ts`), or with `CTXKIT_TEST_TARGET=bundle` against the single-file
+ * bundles (`dist/<tool>.js`) that `deno task bundle` builds, or with `CTXKIT_TEST_TARGET=binary`
+ * against the compiled binaries (`dist/bin/<host target>/<tool>`, or `$CTXKIT_BINARY_DIR/<tool>`)
+ * that `deno task compile` builds.
  *
  * @module
  */
 
 import {
+  accessSync,
   chmodSync,
+  constants as fsConstants,
   copyFileSync,
   existsSync,
   linkSync,
@@ -23,7 +27,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { spawn, spawnSync } from "node:child_process";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 
 /** Repository root (the directory holding deno.json). */
@@ -32,21 +36,170 @@ export const REPO = realpathSync(new URL("..", import.meta.url).pathname);
 /** The tools a test can run. */
 export type Tool = "context-scan" | "context-guard" | "text-guard" | "prose";
 
-/** Which build the CLI tests exercise: `source` (default) or `bundle`. */
-export const TARGET: "source" | "bundle" = Deno.env.get("CTXKIT_TEST_TARGET") === "bundle"
-  ? "bundle"
-  : "source";
+/** A build the CLI tests can exercise. */
+export type Target = "source" | "bundle" | "binary";
 
-/** The command line (after the deno executable) that runs `tool`. */
-export function toolCommand(tool: Tool): string[] {
-  return toolCommandIn(REPO, tool);
+/**
+ * `CTXKIT_TEST_TARGET` read strictly: unset or empty is `source`; a misspelt value fails every test
+ * file at once rather than silently testing the sources instead of what was asked for.
+ */
+function targetFromEnv(value: string | undefined): Target {
+  if (value === undefined || value === "" || value === "source") return "source";
+  if (value === "bundle" || value === "binary") return value;
+  throw new Error(`CTXKIT_TEST_TARGET=${value}: expected source, bundle or binary`);
 }
 
-/** {@linkcode toolCommand} for a program tree at `root` (the checkout, or a copy of it). */
-function toolCommandIn(root: string, tool: Tool): string[] {
+/** Which build the CLI tests exercise: `source` (default), `bundle` or `binary`. */
+export const TARGET: Target = targetFromEnv(Deno.env.get("CTXKIT_TEST_TARGET"));
+
+/**
+ * Whether the target runs under `deno run`, so a test can pass deno flags
+ * ({@linkcode RunOptions.permissions}, {@linkcode RunOptions.denoFlags}): true for sources and
+ * bundles, false for a binary, whose permissions (`-A`) were fixed when it was compiled.
+ */
+export const TARGET_TAKES_DENO_FLAGS: boolean = TARGET !== "binary";
+
+/**
+ * For a test that needs deno flags (narrower permissions…): true, after printing one
+ * `SKIP: <reason>` line, when the target is a compiled binary, which takes none.
+ *
+ * @example
+ * ```ts ignore
+ * Deno.test("no --allow-write → one-line error", () => {
+ *   if (skipWithoutDenoFlags()) return;
+ *   // … runTool(…, { permissions: [...] })
+ * });
+ * ```
+ */
+export function skipWithoutDenoFlags(): boolean {
+  if (TARGET_TAKES_DENO_FLAGS) return false;
+  console.log("SKIP: a compiled binary takes no deno flags (its permissions are fixed at compile)");
+  return true;
+}
+
+/**
+ * Where the binaries under test live: `$CTXKIT_BINARY_DIR` (relative to the working directory)
+ * when set, else `dist/bin/<host target>` as `deno task compile <host target>` writes it.
+ */
+export const BINARY_DIR: string = Deno.env.get("CTXKIT_BINARY_DIR")
+  ? resolve(Deno.env.get("CTXKIT_BINARY_DIR")!)
+  : join(REPO, "dist", "bin", Deno.build.target);
+
+/** The file name of `tool`'s binary (`deno compile` appends `.exe` on Windows). */
+function binaryName(tool: Tool): string {
+  return Deno.build.os === "windows" ? `${tool}.exe` : tool;
+}
+
+/** The binary of `tool` under test; throws, saying how to build it, when it is missing. */
+export function binaryPath(tool: Tool): string {
+  const path = join(BINARY_DIR, binaryName(tool));
+  try {
+    accessSync(path, fsConstants.X_OK);
+  } catch {
+    throw new Error(
+      `CTXKIT_TEST_TARGET=binary: no executable ${path}; build it with ` +
+        `\`deno task compile ${Deno.build.target}\` (or, without the runtime download, ` +
+        "`deno task compile:stand-in`), or point CTXKIT_BINARY_DIR at the binaries",
+    );
+  }
+  return path;
+}
+
+/**
+ * The line a stand-in (`deno task compile:stand-in`) carries before the bundle it runs; keep in
+ * step with `STAND_IN_MARKER` in scripts/compile.ts.
+ */
+const STAND_IN_MARKER = "# ctxkit-stand-in-bundle: ";
+
+/**
+ * The bundle a stand-in binary runs, or `undefined` for a compiled binary. A stand-in is not
+ * standalone, so the commands the tool prints for itself are the bundle's, not the binary's.
+ */
+export function standInBundle(binary: string): string | undefined {
+  const head = readFileSync(binary).subarray(0, 1024);
+  if (head[0] !== 0x23 || head[1] !== 0x21) return undefined; // no "#!": a real executable
+  const line = new TextDecoder().decode(head).split("\n").find((l) =>
+    l.startsWith(STAND_IN_MARKER)
+  );
+  return line?.slice(STAND_IN_MARKER.length);
+}
+
+/**
+ * The words the tool prints to run itself again (a manifest's `restore_cmd`, the prose git-hook
+ * block) under this target, before the subcommand: what `selfCommand` (lib/_cli/self.ts) prints
+ * for the running source, bundle or binary with `permissions`.
+ */
+export function selfCommandWords(tool: Tool, permissions: readonly string[]): string[] {
+  const deno = Deno.execPath();
+  if (TARGET === "source") {
+    return [
+      deno,
+      "run",
+      ...permissions,
+      "--config",
+      join(REPO, "deno.json"),
+      join(REPO, "bin", `${tool}.ts`),
+    ];
+  }
+  const bundle = TARGET === "bundle"
+    ? join(REPO, "dist", `${tool}.js`)
+    : standInBundle(binaryPath(tool));
+  return bundle === undefined
+    ? [binaryPath(tool)]
+    : [deno, "run", ...permissions, "--no-config", bundle];
+}
+
+/**
+ * The whole command line, program first, that runs `tool` under {@linkcode TARGET}: the deno
+ * executable and its arguments for sources and bundles, the binary alone for a binary.
+ */
+export function toolArgv(tool: Tool): string[] {
+  return toolArgvIn({ runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR }, tool);
+}
+
+/**
+ * The command line after the deno executable that runs `tool`, for sources and bundles only.
+ *
+ * @deprecated A binary is not run by deno: use {@linkcode toolArgv}, which names the program too.
+ * Under `CTXKIT_TEST_TARGET=binary` this throws.
+ */
+export function toolCommand(tool: Tool): string[] {
+  if (TARGET === "binary") {
+    throw new Error(
+      "toolCommand() is the argument list after `deno`, and a binary is not run by deno: " +
+        "use toolArgv(), which names the program too",
+    );
+  }
+  return toolArgvIn({ runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR }, tool).slice(1);
+}
+
+/** Where a run finds its program: the deno runtime, the program tree, the binaries' directory. */
+interface ProgramPlace {
+  /** The deno executable (sources and bundles; for a binary, the one the user-switch probe checks). */
+  runtime: string;
+  /** The program tree holding `bin/` and `dist/` (the checkout, or a copy of it). */
+  root: string;
+  /** The directory holding the binaries (binary target). */
+  binaries: string;
+}
+
+/** {@linkcode toolArgv} for a program at `place` (the checkout, or a copy of it). */
+function toolArgvIn(place: ProgramPlace, tool: Tool): string[] {
+  if (TARGET === "binary") {
+    return [
+      place.binaries === BINARY_DIR ? binaryPath(tool) : join(place.binaries, binaryName(tool)),
+    ];
+  }
   return TARGET === "bundle"
-    ? ["run", "-A", "--no-config", join(root, "dist", `${tool}.js`)]
-    : ["run", "-A", "--config", join(root, "deno.json"), join(root, "bin", `${tool}.ts`)];
+    ? [place.runtime, "run", "-A", "--no-config", join(place.root, "dist", `${tool}.js`)]
+    : [
+      place.runtime,
+      "run",
+      "-A",
+      "--config",
+      join(place.root, "deno.json"),
+      join(place.root, "bin", `${tool}.ts`),
+    ];
 }
 
 /** What a finished run printed and returned. */
@@ -72,9 +225,15 @@ export interface RunOptions {
   env?: Record<string, string | undefined>;
   /** Bytes or text for stdin. */
   stdin?: string | Uint8Array;
-  /** Extra deno flags placed before the script (e.g. narrower permissions). */
+  /**
+   * Extra deno flags placed before the script (e.g. narrower permissions). Not for a binary
+   * target: see {@linkcode skipWithoutDenoFlags}.
+   */
   denoFlags?: string[];
-  /** Replace the default `-A` permission flag (sources) with these. */
+  /**
+   * Replace the default `-A` permission flag with these. Not for a binary target: see
+   * {@linkcode skipWithoutDenoFlags}.
+   */
   permissions?: string[];
 }
 
@@ -116,10 +275,23 @@ export function isolatedCommand(
   return ["env", ["-i", ...Object.entries(env).map(([k, v]) => `${k}=${v}`), ...command]];
 }
 
-function commandFor(tool: Tool, options: RunOptions, root = REPO): string[] {
-  const cmd = toolCommandIn(root, tool);
-  if (options.permissions) cmd.splice(1, 1, ...options.permissions);
-  if (options.denoFlags) cmd.splice(1, 0, ...options.denoFlags);
+/** The whole command line, program first, that runs `tool` with `options`' deno flags. */
+function commandFor(
+  tool: Tool,
+  options: RunOptions,
+  place: ProgramPlace = { runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR },
+): string[] {
+  if (TARGET === "binary" && (options.permissions || options.denoFlags)) {
+    // Dropping the flags would run the test with -A and prove nothing; fail it by name instead.
+    throw new Error(
+      "a compiled binary takes no deno flags (permissions/denoFlags): " +
+        "skip this test under CTXKIT_TEST_TARGET=binary with skipWithoutDenoFlags()",
+    );
+  }
+  const cmd = toolArgvIn(place, tool);
+  // cmd is [deno, "run", "-A", …]: the permissions replace "-A", the flags go after "run".
+  if (options.permissions) cmd.splice(2, 1, ...options.permissions);
+  if (options.denoFlags) cmd.splice(2, 0, ...options.denoFlags);
   return cmd;
 }
 
@@ -135,7 +307,7 @@ function commandFor(tool: Tool, options: RunOptions, root = REPO): string[] {
 export function runTool(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
-  return runIsolated([Deno.execPath(), ...commandFor(tool, options), ...args], cwd, env, options);
+  return runIsolated([...commandFor(tool, options), ...args], cwd, env, options);
 }
 
 /** Run `command` synchronously in `cwd` with exactly `env` (no inherited variables). */
@@ -170,11 +342,7 @@ export function runToolAsync(
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
   return new Promise((resolve) => {
-    const [program, programArgs] = isolatedCommand(env, [
-      Deno.execPath(),
-      ...commandFor(tool, options),
-      ...args,
-    ]);
+    const [program, programArgs] = isolatedCommand(env, [...commandFor(tool, options), ...args]);
     const child = spawn(program, programArgs, { cwd, env });
     const out: Uint8Array[] = [];
     const err: Uint8Array[] = [];
@@ -279,7 +447,7 @@ export function makeSharedTempDir(prefix = "ctxkit-shared-"): string {
 
 /** Where unprivileged runs find everything they need, or why they cannot run at all. */
 type UserSetup =
-  | { ok: true; runtime: string; root: string; denoDir: string; home: string }
+  | { ok: true; place: ProgramPlace; denoDir: string; home: string }
   | { ok: false; reason: string };
 
 let userSetup: UserSetup | undefined;
@@ -397,6 +565,29 @@ function reachableProgram(dir: string, id: number): string {
 }
 
 /**
+ * The binaries' directory as uid `id` can reach it: {@linkcode BINARY_DIR} when that user may read
+ * and execute every binary there (a stand-in is a script: it needs both), else a copy (a `cp`
+ * child, for the ETXTBSY reason given at {@linkcode reachableRuntime}).
+ */
+function reachableBinaries(dir: string, id: number): string {
+  const tools: Tool[] = ["context-scan", "context-guard", "text-guard", "prose"];
+  const paths = tools.map(binaryPath);
+  if (ancestorsSearchable(paths[0], id) && paths.every((p) => grants(statSync(p), id, 5))) {
+    return BINARY_DIR;
+  }
+  const copy = join(dir, "bin");
+  mkdirSync(copy);
+  chmodSync(copy, 0o755);
+  for (const [i, p] of paths.entries()) {
+    const dst = join(copy, binaryName(tools[i]));
+    const cp = runPlain(["cp", p, dst]);
+    if (cp.code !== 0) throw new Error(`cp ${p} ${dst}: ${cp.stderr}`);
+    chmodSync(dst, 0o755);
+  }
+  return copy;
+}
+
+/**
  * Once per test process: make the runtime, the program, a DENO_DIR and a HOME reachable by
  * {@linkcode UNPRIVILEGED_ID}, then let that user itself confirm it can use them (this also catches
  * a missing `setpriv`, a scratch dir under a TMPDIR others cannot enter, ACLs and the like).
@@ -405,13 +596,21 @@ function setUpUser(): UserSetup {
   const id = UNPRIVILEGED_ID;
   try {
     const dir = makeSharedTempDir("ctxkit-as-user-");
-    const runtime = reachableRuntime(dir, id);
-    const root = reachableProgram(dir, id);
+    // A binary needs neither the deno runtime nor the program tree, only itself. (A stand-in still
+    // runs the checkout's deno and bundle: from a checkout that user cannot reach it fails.)
+    const binary = TARGET === "binary";
+    const binaries = binary ? reachableBinaries(dir, id) : BINARY_DIR;
+    const runtime = binary ? join(binaries, binaryName("prose")) : reachableRuntime(dir, id);
+    const root = binary ? REPO : reachableProgram(dir, id);
     const denoDir = join(dir, "deno-dir");
     mkdirSync(denoDir);
     chmodSync(denoDir, 0o777);
     const home = makeSharedTempDir("ctxkit-home-");
-    const entry = TARGET === "bundle" ? join(root, "dist") : join(root, "deno.json");
+    const entry = binary
+      ? runtime
+      : TARGET === "bundle"
+      ? join(root, "dist")
+      : join(root, "deno.json");
     // The probe runs `sh` as the user and lets it test access: setpriv (util-linux 2.38) was seen to
     // execute a program in a directory uid 65534 cannot enter, so running the runtime proves nothing.
     const probe = runPlain([
@@ -428,7 +627,7 @@ function setUpUser(): UserSetup {
       const why = probe.stderr.split("\n")[0] || `cannot reach ${runtime}, ${entry}, ${denoDir}`;
       return { ok: false, reason: `uid ${id} cannot use the staged run (${why})` };
     }
-    return { ok: true, runtime, root, denoDir, home };
+    return { ok: true, place: { runtime, root, binaries }, denoDir, home };
   } catch (e) {
     return { ok: false, reason: `cannot stage a run for uid ${id}: ${(e as Error).message}` };
   }
@@ -483,11 +682,11 @@ export function runToolAsUser(tool: Tool, args: string[], options: RunOptions = 
   if (!IS_ROOT) return runTool(tool, args, options);
   userSetup ??= setUpUser();
   if (!userSetup.ok) throw new Error(`runToolAsUser: ${userSetup.reason}`);
-  const { runtime, root, denoDir, home } = userSetup;
+  const { place, denoDir, home } = userSetup;
   const cwd = options.cwd ?? makeSharedTempDir("ctxkit-cwd-");
   const env = buildEnv({ HOME: home, DENO_DIR: denoDir, PWD: cwd, ...options.env });
   return runIsolated(
-    [...dropPrivileges(), runtime, ...commandFor(tool, options, root), ...args],
+    [...dropPrivileges(), ...commandFor(tool, options, place), ...args],
     cwd,
     env,
     options,

@@ -15,7 +15,7 @@ import {
   type RunOptions,
   type RunResult,
   runTool,
-  toolCommand,
+  toolArgv,
 } from "./_helpers.ts";
 
 /** The pinned clock of every run (CTXKIT_NOW_MS). */
@@ -111,7 +111,7 @@ export async function spawnServe(
   env: Record<string, string>,
   options: { fdLimit?: number } = {},
 ): Promise<ServeChild> {
-  const command = [Deno.execPath(), ...toolCommand("prose"), "serve", ...args];
+  const command = [...toolArgv("prose"), "serve", ...args];
   // With fdLimit, the server runs under `ulimit -n <fdLimit>` (the shell execs it: same pid).
   const [program, ...argv] = options.fdLimit === undefined
     ? command

@@ -17,11 +17,10 @@ import {
 import {
   git,
   makeTempDir,
-  REPO,
   type RunResult,
   runTool,
   runToolAsync,
-  TARGET,
+  selfCommandWords,
 } from "./_helpers.ts";
 import {
   CLAUDE_MD,
@@ -59,10 +58,6 @@ Retention keeps the newest 5 backups.
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)
 `;
-
-const SCRIPT = TARGET === "bundle"
-  ? `${REPO}/dist/context-guard.js`
-  : `${REPO}/bin/context-guard.ts`;
 
 // The passing rewrites of the worked example: shorter, every critical token kept.
 const CLAUDE_V2 = "# Rules\nUse Node 20.11, run scripts/build.sh before release.\n" +
@@ -203,8 +198,7 @@ Deno.test("worked example, snapshot: clean, one tracked + one untracked target, 
   );
   // restore_cmd runs as printed: the absolute runtime and script (references/output.md#printed-commands).
   const q = (w: string) => (/^[A-Za-z0-9_@%+=:,./-]+$/.test(w) ? w : `'${w}'`);
-  const config = TARGET === "bundle" ? "--no-config" : `--config ${q(`${REPO}/deno.json`)}`;
-  const restoreCmd = `${q(Deno.execPath())} run --allow-all ${config} ${q(SCRIPT)}`;
+  const restoreCmd = selfCommandWords("context-guard", ["--allow-all"]).map(q).join(" ");
   const manifest = read(`${rd}/manifest.json`);
   const created = JSON.parse(manifest).created;
   ok(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/.test(created), created);

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { baseEnv, isolatedCommand, makeTempDir, toolCommand, writeTree } from "./_helpers.ts";
+import { baseEnv, isolatedCommand, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
 import { buildExample, scan, type ScanRun, slugOf } from "./context_scan_fixtures.ts";
 import type { ScanDocument, ScanRow } from "../lib/scan/schema.ts";
 
@@ -258,8 +258,7 @@ Deno.test("--format table: the report at 80 columns with --loaded and at 120 wit
 /** Run the tool under a pseudo-terminal (`script`), with `env` exactly. */
 function scanOnTerminal(args: string[], env: Record<string, string>): string {
   const [program, programArgs] = isolatedCommand(env, [
-    Deno.execPath(),
-    ...toolCommand("context-scan"),
+    ...toolArgv("context-scan"),
     ...args,
   ]);
   const line = [program, ...programArgs].map((a) => `'${a.replaceAll("'", "'\\''")}'`).join(" ");

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
-import { makeTempDir, writeTree } from "./_helpers.ts";
+import { makeTempDir, TARGET_TAKES_DENO_FLAGS, writeTree } from "./_helpers.ts";
 import { scan } from "./context_scan_fixtures.ts";
 
 const SHEBANG = ["--no-prompt", "--allow-read", "--allow-env", "--allow-run=git"];
@@ -16,7 +16,7 @@ const linux = existsSync("/proc/self/environ");
 Deno.test({
   name:
     "A rule, CLAUDE.local.md or import linked to /proc/self/environ → an ordinary issue or limit, never --allow-all",
-  ignore: !linux,
+  ignore: !linux || !TARGET_TAKES_DENO_FLAGS,
   fn: () => {
     const root = makeTempDir("ctxkit-sandbox-");
     writeTree(root, { "CLAUDE.md": "see @env.md and @/proc/self/environ\n" });
@@ -46,7 +46,7 @@ Deno.test({
 Deno.test({
   name:
     "CLAUDE_CONFIG_DIR=/dev/null --global → a complete document: nothing lies below a non-directory",
-  ignore: !linux,
+  ignore: !linux || !TARGET_TAKES_DENO_FLAGS,
   fn: () => {
     const root = makeTempDir("ctxkit-devnull-");
     writeTree(root, { "CLAUDE.md": "hi\n" });

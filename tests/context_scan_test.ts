@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
-import { git, makeTempDir, writeTree } from "./_helpers.ts";
+import { git, makeTempDir, skipWithoutDenoFlags, writeTree } from "./_helpers.ts";
 import {
   buildExample,
   link,
@@ -924,6 +924,7 @@ Deno.test("Root via symlink, root named build, root under …/skills/… or …/
 });
 
 Deno.test("Runs with read, env and run=git permissions only (the documented runtime line)", () => {
+  if (skipWithoutDenoFlags()) return;
   const ex = buildExample();
   const r = scan(["--root", ".", "--global"], {
     cwd: ex.demo,
@@ -973,6 +974,7 @@ function spawnSyncOk(cmd: string, args: string[], dir: string): void {
 }
 
 Deno.test("Missing read permission → one ❌ missing Deno permission line, exit 2, no JSON", () => {
+  if (skipWithoutDenoFlags()) return;
   const root = makeTempDir("ctxkit-scan-perm-");
   for (
     const permissions of [["--allow-env", "--allow-run=git"], [

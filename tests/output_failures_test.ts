@@ -18,7 +18,7 @@ import {
   type RunResult,
   runTool,
   type Tool,
-  toolCommand,
+  toolArgv,
   writeTree,
 } from "./_helpers.ts";
 
@@ -63,8 +63,7 @@ function runShell(
   redirect: string | "brokenPipe",
 ): RunResult {
   const [program, programArgs] = isolatedCommand(f.env, [
-    Deno.execPath(),
-    ...toolCommand(tool),
+    ...toolArgv(tool),
     ...args,
   ]);
   const command = shellCommand([program, ...programArgs]);

@@ -13,6 +13,7 @@ import {
   REPO,
   type RunResult,
   runTool,
+  skipWithoutDenoFlags,
   type Tool,
   writeTree,
 } from "./_helpers.ts";
@@ -65,6 +66,7 @@ Deno.test("shebangs: every bin asks for no prompt and no blanket -A", () => {
 });
 
 Deno.test("context-guard: a full cycle runs with its shebang permissions only", () => {
+  if (skipWithoutDenoFlags()) return;
   const permissions = shebangFlags("context-guard");
   const home = makeTempDir();
   const project = makeTempDir();
@@ -99,6 +101,7 @@ Deno.test("context-guard: a full cycle runs with its shebang permissions only", 
 });
 
 Deno.test("context-scan and prose run with their shebang permissions only", () => {
+  if (skipWithoutDenoFlags()) return;
   const home = makeTempDir();
   const root = makeTempDir();
   writeTree(root, { "CLAUDE.md": "# x\n" });
@@ -119,6 +122,7 @@ Deno.test("context-scan and prose run with their shebang permissions only", () =
 });
 
 Deno.test("a missing permission is one line and exit 2 for every tool", () => {
+  if (skipWithoutDenoFlags()) return;
   const home = makeTempDir();
   const project = makeTempDir();
   writeTree(project, { "CLAUDE.md": "Use pnpm 9.1.\n" });
@@ -150,6 +154,7 @@ Deno.test("a missing permission is one line and exit 2 for every tool", () => {
 });
 
 Deno.test("guards under their shebang grants: a path Deno refuses is named, never --allow-all advice", () => {
+  if (skipWithoutDenoFlags()) return;
   const home = makeTempDir();
   const project = makeTempDir();
   writeTree(project, { "CLAUDE.md": "Use pnpm 9.1.\n" });

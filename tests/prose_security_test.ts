@@ -26,6 +26,7 @@ import {
   runTool,
   runToolAsUser,
   runToolAsync,
+  skipWithoutDenoFlags,
   skipWithoutUnprivilegedUser,
 } from "./_helpers.ts";
 import { NOW, spawnServe } from "./_prose_fixtures.ts";
@@ -205,6 +206,7 @@ Deno.test("serve --db creates a new path 0600 and reopens its own mirror (forcin
 // --- issue 13: the shebang's grants ------------------------------------------------------------
 
 Deno.test("under the shebang's grants, an [::1] backend URL is reached (no code=permission)", async () => {
+  if (skipWithoutDenoFlags()) return;
   const { root } = freshRoot();
   const doc = JSON.parse(
     runTool("prose", ["status", "--json", "--local"], { env: { CELLM_DIR: root } }).stdout,
@@ -235,6 +237,7 @@ Deno.test("under the shebang's grants, an [::1] backend URL is reached (no code=
 });
 
 Deno.test("CELLM_DIR=/dev/null or /proc/self under the shebang's grants: one PROSE-ERROR line naming it", () => {
+  if (skipWithoutDenoFlags()) return;
   for (const dir of ["/dev/null", "/proc/self"]) {
     for (const args of [["status"], ["on"], ["consume"], ["serve", "--port", "0"]]) {
       const r = runTool("prose", args, {

@@ -8,7 +8,14 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { lines, makeTempDir, removeDir, runTool, runToolAsync } from "./_helpers.ts";
+import {
+  lines,
+  makeTempDir,
+  removeDir,
+  runTool,
+  runToolAsync,
+  skipWithoutDenoFlags,
+} from "./_helpers.ts";
 import { spawnServe } from "./_prose_fixtures.ts";
 import { type RunningServer, startProseServer } from "../lib/prose/server.ts";
 
@@ -363,6 +370,7 @@ Deno.test("delegation: a backend that accepts but never answers times out after 
 });
 
 Deno.test("delegation without a network grant is a permission error (rc 2), not a fallback", async () => {
+  if (skipWithoutDenoFlags()) return;
   const { root, dir } = freshRoot();
   try {
     const r = await runToolAsync("prose", ["on"], {

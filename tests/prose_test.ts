@@ -13,7 +13,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { join } from "node:path";
-import { lines, makeTempDir } from "./_helpers.ts";
+import { lines, makeTempDir, skipWithoutDenoFlags } from "./_helpers.ts";
 import {
   flagJson,
   flagObject,
@@ -585,6 +585,7 @@ Deno.test("usage: --help is rc 0; unknown commands, options and operands are rc 
 });
 
 Deno.test("missing Deno permission → one PROSE-ERROR code=permission line, rc 2", () => {
+  if (skipWithoutDenoFlags()) return;
   const root = freshRoot();
   const r = prose(root, ["on"], { permissions: ["--allow-read", "--allow-env"] });
   assert.equal(r.code, 2);
@@ -639,6 +640,7 @@ Deno.test("paths with control bytes are escaped visibly in every stream, never d
 });
 
 Deno.test("the documented permission set (no --allow-sys) is enough for every filesystem command", () => {
+  if (skipWithoutDenoFlags()) return;
   const root = freshRoot();
   const permissions = [
     "--allow-read",

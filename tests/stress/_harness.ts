@@ -17,7 +17,7 @@ import {
   REPO,
   type RunOptions,
   type Tool,
-  toolCommand,
+  toolArgv,
 } from "../_helpers.ts";
 
 /** The fixed default seed CI uses; override with `CTXKIT_STRESS_SEED=<integer>`. */
@@ -79,9 +79,10 @@ export function runKillable(
   const env: Record<string, string> = {};
   for (const [k, v] of Object.entries(merged)) if (v !== undefined) env[k] = v;
   // `env -i` execs deno in place, so the pid we signal is deno's own.
-  const cmd = toolCommand(tool);
-  if (options.permissions) cmd.splice(1, 1, ...options.permissions);
-  const [program, programArgs] = isolatedCommand(env, [Deno.execPath(), ...cmd, ...args]);
+  // [deno, "run", "-A", …]: the permissions replace "-A" (a binary takes none: runTool refuses them).
+  const cmd = toolArgv(tool);
+  if (options.permissions) cmd.splice(2, 1, ...options.permissions);
+  const [program, programArgs] = isolatedCommand(env, [...cmd, ...args]);
   const started = performance.now();
   return new Promise((resolve) => {
     const child = spawn(program, programArgs, { cwd, env });
