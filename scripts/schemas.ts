@@ -1,6 +1,6 @@
 /**
  * Publish JSON Schemas of ctxkit's on-disk documents, generated from their zod schemas (zod 4
- * `toJSONSchema`, from the same zod build the tools validate with), as `references/schemas/<name>.schema.json`.
+ * `toJSONSchema` of the installed package), as `references/schemas/<name>.schema.json`.
  *
  * Table-driven: add a document by adding a row to {@linkcode SCHEMAS}. `tests/schemas_test.ts`
  * fails when a committed file is stale.
@@ -14,7 +14,10 @@
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import * as z from "../lib/_zod.ts";
+import type * as z from "../lib/_zod.ts";
+// From the installed package: only this script renders schemas, so the tools' vendored build
+// leaves toJSONSchema out (it reads the schemas' definitions, whichever build made them).
+import { toJSONSchema } from "zod/mini";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
 import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state/document.ts";
@@ -132,7 +135,7 @@ export function schemaPath(entry: SchemaEntry): string {
 
 /** The file text of one schema: 2-space JSON, title and description first, final `\n`. */
 export function renderSchema(entry: SchemaEntry): string {
-  const generated = z.toJSONSchema(entry.schema, { target: "draft-2020-12" }) as Record<
+  const generated = toJSONSchema(entry.schema, { target: "draft-2020-12" }) as Record<
     string,
     unknown
   >;

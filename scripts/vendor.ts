@@ -53,7 +53,6 @@ export const ZOD_NAMES: readonly string[] = [
   "strictObject",
   "string",
   "superRefine",
-  "toJSONSchema",
   "union",
   "unknown",
 ];
@@ -78,9 +77,12 @@ export const VENDORED: readonly VendoredBuild[] = [
     path: "lib/_vendor/zod_mini.js",
     pkg: "zod",
     what: `zod/mini's ${ZOD_NAMES.length} functions ctxkit uses`,
-    // Classic zod speaks English by default; zod/mini needs the locale set once.
+    // Classic zod speaks English by default; zod/mini needs the locale set once. Jitless: a tool
+    // parses a document or two per run, so compiling a fast parser per schema (new Function) costs
+    // more than it saves.
     entry: `import { config } from "zod/mini";\nimport en from "zod/v4/locales/en.js";\n` +
-      `config(en());\nexport { ${ZOD_NAMES.join(", ")} } from "zod/mini";\n`,
+      `config(en());\nconfig({ jitless: true });\n` +
+      `export { ${ZOD_NAMES.join(", ")} } from "zod/mini";\n`,
   },
   {
     path: "lib/_vendor/jsonc_parser.js",

@@ -23,31 +23,35 @@ import type { Layer } from "./roots.ts";
  * The manifest as read from disk. Loose on purpose: unknown keys are ignored, and the fields whose
  * defects have their own message (`root`, `sha256`, `layer`) are checked after parsing.
  */
-export const ManifestSchema = z.looseObject({
-  root: z.optional(z.unknown()),
-  layer: z.optional(z.unknown()),
-  files: z.array(
-    z.looseObject({
-      path: z.string(),
-      sha256: z.optional(z.unknown()),
-      mode: z.optional(z.unknown()),
-      link_target: z.optional(z.unknown()),
-    }),
-  ),
-});
+export const ManifestSchema = z.deferred(() =>
+  z.looseObject({
+    root: z.optional(z.unknown()),
+    layer: z.optional(z.unknown()),
+    files: z.array(
+      z.looseObject({
+        path: z.string(),
+        sha256: z.optional(z.unknown()),
+        mode: z.optional(z.unknown()),
+        link_target: z.optional(z.unknown()),
+      }),
+    ),
+  })
+);
 
 /**
  * What run selection needs from a manifest (`lib/guard/runs.ts`). A run whose manifest does not
  * give a layer, an absolute root and at least one file is not complete.
  */
-export const ManifestHeadSchema = z.looseObject({
-  layer: z.enum(["project", "global"]),
-  root: z.string().check(z.startsWith("/")),
-  files: z.array(z.unknown()).check(z.minLength(1)),
-  created: z.optional(z.string()),
-  seq: z.optional(z.int().check(z.nonnegative())),
-  project_root: z.optional(z.string()),
-});
+export const ManifestHeadSchema = z.deferred(() =>
+  z.looseObject({
+    layer: z.enum(["project", "global"]),
+    root: z.string().check(z.startsWith("/")),
+    files: z.array(z.unknown()).check(z.minLength(1)),
+    created: z.optional(z.string()),
+    seq: z.optional(z.int().check(z.nonnegative())),
+    project_root: z.optional(z.string()),
+  })
+);
 
 /** A file mode as the manifest records it: four octal digits, e.g. `0644`. */
 const MODE = /^0[0-7]{3}$/;
@@ -57,24 +61,26 @@ const MODE = /^0[0-7]{3}$/;
  * `references/schemas/manifest.schema.json` by `scripts/schemas.ts`. Readers use the loose
  * {@linkcode ManifestSchema}, whose defects each have their own message.
  */
-export const WrittenManifestSchema = z.strictObject({
-  timestamp: z.string().check(z.regex(/^[0-9]{8}-[0-9]{6}$/)),
-  mode: z.literal("snapshot"),
-  layer: z.enum(["project", "global"]),
-  root: z.string().check(z.startsWith("/")),
-  run_dir: z.string().check(z.minLength(1)),
-  restore_cmd: z.string().check(z.minLength(1)),
-  created: z.iso.datetime(),
-  seq: z.int().check(z.minimum(1)),
-  project_root: z.optional(z.string().check(z.startsWith("/"))),
-  files: z.array(z.strictObject({
-    path: z.string().check(z.minLength(1)),
-    size: z.int().check(z.nonnegative()),
-    sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-    mode: z.string().check(z.regex(MODE)),
-    link_target: z.optional(z.string().check(z.startsWith("/"))),
-  })).check(z.minLength(1)),
-});
+export const WrittenManifestSchema = z.deferred(() =>
+  z.strictObject({
+    timestamp: z.string().check(z.regex(/^[0-9]{8}-[0-9]{6}$/)),
+    mode: z.literal("snapshot"),
+    layer: z.enum(["project", "global"]),
+    root: z.string().check(z.startsWith("/")),
+    run_dir: z.string().check(z.minLength(1)),
+    restore_cmd: z.string().check(z.minLength(1)),
+    created: z.iso.datetime(),
+    seq: z.int().check(z.minimum(1)),
+    project_root: z.optional(z.string().check(z.startsWith("/"))),
+    files: z.array(z.strictObject({
+      path: z.string().check(z.minLength(1)),
+      size: z.int().check(z.nonnegative()),
+      sha256: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+      mode: z.string().check(z.regex(MODE)),
+      link_target: z.optional(z.string().check(z.startsWith("/"))),
+    })).check(z.minLength(1)),
+  })
+);
 
 /** A manifest entry as written. */
 export interface ManifestEntry {

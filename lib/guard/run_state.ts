@@ -16,12 +16,14 @@ import type { Reporter } from "./report.ts";
 import { makeRunDirs, replaceFile } from "./run_dir.ts";
 
 /** `<run dir>/state/record.json`: where the state file is, and what the run found and wrote there. */
-export const RunStateSchema = z.strictObject({
-  path: z.string().check(z.startsWith("/")),
-  existed: z.boolean(),
-  mode: z.int().check(z.minimum(0), z.maximum(0o7777)),
-  written_sha256: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
-});
+export const RunStateSchema = z.deferred(() =>
+  z.strictObject({
+    path: z.string().check(z.startsWith("/")),
+    existed: z.boolean(),
+    mode: z.int().check(z.minimum(0), z.maximum(0o7777)),
+    written_sha256: z.nullable(z.string().check(z.regex(/^[0-9a-f]{64}$/))),
+  })
+);
 
 /** The run's record of the state file. */
 export type RunState = z.infer<typeof RunStateSchema>;

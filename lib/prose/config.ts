@@ -67,72 +67,88 @@ function compiles(pattern: string, flags: string): boolean {
   }
 }
 
-const Duration = z.string().check(z.refine((s) => parseDuration(s) !== null, {
-  message: "must be a duration like 90s, 15m, 12h or 7d (1s to 30d)",
-}));
+const Duration = z.deferred(() =>
+  z.string().check(z.refine((s) => parseDuration(s) !== null, {
+    message: "must be a duration like 90s, 15m, 12h or 7d (1s to 30d)",
+  }))
+);
 
 /**
  * The strict config schema with its defaults. Unknown keys are errors, except a top-level
  * `$schema`.
  */
-export const ProseConfigSchema = z.strictObject({
-  $schema: z.optional(z.string()),
-  level: z._default(z.enum(["minimal", "full"]), "full"),
-  ttl: z._default(z.enum(TTL_UNITS), "block"),
-  turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_TURNS)), 1),
-  sessionCap: z._default(z.nullable(Duration), "12h"),
-  trigger: z.prefault(
-    z.strictObject({
-      enabled: z._default(z.boolean(), false),
-      caseInsensitive: z._default(z.boolean(), true),
-      pattern: z._default(
-        z.string().check(
-          z.minLength(1),
-          z.maxLength(512),
-          z.refine((p) => compiles(p, "u"), {
-            message: "must be a valid regular expression (u flag)",
-          }),
+export const ProseConfigSchema = z.deferred(() =>
+  z.strictObject({
+    $schema: z.optional(z.string()),
+    level: z._default(z.enum(["minimal", "full"]), "full"),
+    ttl: z._default(z.enum(TTL_UNITS), "block"),
+    turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_TURNS)), 1),
+    sessionCap: z._default(z.nullable(Duration), "12h"),
+    trigger: z.prefault(
+      z.strictObject({
+        enabled: z._default(z.boolean(), false),
+        caseInsensitive: z._default(z.boolean(), true),
+        pattern: z._default(
+          z.string().check(
+            z.minLength(1),
+            z.maxLength(512),
+            z.refine((p) => compiles(p, "u"), {
+              message: "must be a valid regular expression (u flag)",
+            }),
+          ),
+          DEFAULT_TRIGGER_PATTERN,
         ),
-        DEFAULT_TRIGGER_PATTERN,
-      ),
-    }),
-    {},
-  ),
-  autoClarity: z.prefault(
-    z.strictObject({
-      enabled: z._default(z.boolean(), true),
-      level: z._default(z.enum(["minimal", "full"]), "full"),
-      turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_AUTO_CLARITY_TURNS)), 1),
-      for: z._default(
-        Duration.check(z.refine((s) => (parseDuration(s) ?? Infinity) <= MAX_AUTO_CLARITY_MS, {
-          message: "must be at most 1h",
-        })),
-        "15m",
-      ),
-    }),
-    {},
-  ),
-  backend: z.prefault(
-    z.strictObject({
-      url: z._default(
-        z.nullable(
-          z.string().check(z.refine((u) => loopbackOrigin(u) !== null, {
-            message: "must be http:// on 127.0.0.1, localhost or [::1], without a path",
+      }),
+      {},
+    ),
+    autoClarity: z.prefault(
+      z.strictObject({
+        enabled: z._default(z.boolean(), true),
+        level: z._default(z.enum(["minimal", "full"]), "full"),
+        turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_AUTO_CLARITY_TURNS)), 1),
+        for: z._default(
+          Duration.check(z.refine((s) => (parseDuration(s) ?? Infinity) <= MAX_AUTO_CLARITY_MS, {
+            message: "must be at most 1h",
           })),
+          "15m",
         ),
-        null,
-      ),
-    }),
-    {},
-  ),
-});
+      }),
+      {},
+    ),
+    backend: z.prefault(
+      z.strictObject({
+        url: z._default(
+          z.nullable(
+            z.string().check(z.refine((u) => loopbackOrigin(u) !== null, {
+              message: "must be http:// on 127.0.0.1, localhost or [::1], without a path",
+            })),
+          ),
+          null,
+        ),
+      }),
+      {},
+    ),
+  })
+);
 
 /** A loaded config with every default applied. */
 export type ProseConfig = z.output<typeof ProseConfigSchema>;
 
-/** The built-in defaults (what a missing or blank config means). */
+/**
+ * The built-in defaults (what a missing or blank config means): exactly `ProseConfigSchema`'s
+ * parse of `{}` (a unit test holds them equal), spelled out so that a run without a config file
+ * never builds the config schema (`references/startup.md#deferred-schemas`).
+ */
 export function defaultConfig(): ProseConfig {
-  return ProseConfigSchema.parse({});
+  return {
+    level: "full",
+    ttl: "block",
+    turns: 1,
+    sessionCap: "12h",
+    trigger: { enabled: false, caseInsensitive: true, pattern: DEFAULT_TRIGGER_PATTERN },
+    autoClarity: { enabled: true, level: "full", turns: 1, for: "15m" },
+    backend: { url: null },
+  };
 }
 
 /** Outcome of {@linkcode loadConfig}: the config, or the faulty field and a one-line message. */

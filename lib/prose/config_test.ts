@@ -10,6 +10,7 @@ import {
   parseConfigText,
   parseDuration,
   type ProseConfig,
+  ProseConfigSchema,
 } from "./config.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
@@ -154,4 +155,8 @@ Deno.test("tokens are the matched text (the CLI prints them sanitized and clampe
   const c = enabled({ pattern: "a[\\s\\S]*z" });
   const m = matchTrigger("a\x1b[31m" + "b".repeat(60) + "z", c);
   assert.equal(m.token, "a\x1b[31m" + "b".repeat(60) + "z");
+});
+
+Deno.test("defaultConfig is exactly the config schema's parse of {}", () => {
+  assert.deepEqual(defaultConfig(), ProseConfigSchema.parse({}));
 });

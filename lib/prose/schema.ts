@@ -59,7 +59,7 @@ export const MAX_AUTO_CLARITY_TURNS = 10;
 /** Longest auto-clarity cap in milliseconds (1 h). */
 export const MAX_AUTO_CLARITY_MS = 3_600_000;
 
-const epochMs = z.int().check(z.minimum(1), z.maximum(MAX_EPOCH_MS));
+const epochMs = z.deferred(() => z.int().check(z.minimum(1), z.maximum(MAX_EPOCH_MS)));
 
 /** A valid prose flag (keys in file order). */
 export interface ProseFlag {
@@ -75,48 +75,52 @@ export interface ProseFlag {
   source: "manual" | "auto-clarity" | "config";
 }
 
-const TtlSchema = z.strictObject({
-  unit: z.enum(TTL_UNITS),
-  value: z.int().check(z.minimum(0), z.maximum(MAX_TURNS)),
-});
+const TtlSchema = z.deferred(() =>
+  z.strictObject({
+    unit: z.enum(TTL_UNITS),
+    value: z.int().check(z.minimum(0), z.maximum(MAX_TURNS)),
+  })
+);
 
 /**
  * The strict flag document. Cross-field rules: `value` is 1–1000 for `turn` and 0 otherwise;
  * `expiresAt` is null or later than `activatedAt` and null for `explicit`; an auto-clarity flag is
  * a `turn` flag of at most 10 responses capped at most 1 h after activation.
  */
-export const ProseFlagSchema = z.strictObject({
-  level: z.enum(LEVELS),
-  ttl: TtlSchema,
-  expiresAt: z.nullable(epochMs),
-  activatedAt: epochMs,
-  source: z.enum(SOURCES),
-}).check(z.superRefine((flag, ctx) => {
-  const { unit, value } = flag.ttl;
-  if (unit === "turn" ? value < 1 : value !== 0) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["ttl", "value"],
-      message: unit === "turn" ? "turn value must be 1-1000" : `${unit} value must be 0`,
-    });
-  }
-  if (flag.expiresAt !== null && flag.expiresAt <= flag.activatedAt) {
-    ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be after activatedAt" });
-  }
-  if (unit === "explicit" && flag.expiresAt !== null) {
-    ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be null for explicit" });
-  }
-  if (flag.source === "auto-clarity") {
-    if (unit !== "turn") {
-      ctx.addIssue({ code: "custom", path: ["ttl", "unit"], message: "auto-clarity needs turn" });
-    } else if (value > MAX_AUTO_CLARITY_TURNS) {
-      ctx.addIssue({ code: "custom", path: ["ttl", "value"], message: "auto-clarity max 10" });
+export const ProseFlagSchema = z.deferred(() =>
+  z.strictObject({
+    level: z.enum(LEVELS),
+    ttl: TtlSchema,
+    expiresAt: z.nullable(epochMs),
+    activatedAt: epochMs,
+    source: z.enum(SOURCES),
+  }).check(z.superRefine((flag, ctx) => {
+    const { unit, value } = flag.ttl;
+    if (unit === "turn" ? value < 1 : value !== 0) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["ttl", "value"],
+        message: unit === "turn" ? "turn value must be 1-1000" : `${unit} value must be 0`,
+      });
     }
-    if (flag.expiresAt === null || flag.expiresAt - flag.activatedAt > MAX_AUTO_CLARITY_MS) {
-      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "auto-clarity cap max 1h" });
+    if (flag.expiresAt !== null && flag.expiresAt <= flag.activatedAt) {
+      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be after activatedAt" });
     }
-  }
-}));
+    if (unit === "explicit" && flag.expiresAt !== null) {
+      ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "must be null for explicit" });
+    }
+    if (flag.source === "auto-clarity") {
+      if (unit !== "turn") {
+        ctx.addIssue({ code: "custom", path: ["ttl", "unit"], message: "auto-clarity needs turn" });
+      } else if (value > MAX_AUTO_CLARITY_TURNS) {
+        ctx.addIssue({ code: "custom", path: ["ttl", "value"], message: "auto-clarity max 10" });
+      }
+      if (flag.expiresAt === null || flag.expiresAt - flag.activatedAt > MAX_AUTO_CLARITY_MS) {
+        ctx.addIssue({ code: "custom", path: ["expiresAt"], message: "auto-clarity cap max 1h" });
+      }
+    }
+  }))
+);
 
 /** Compile-time proof that the zod schema produces exactly {@linkcode ProseFlag}. */
 const _flagShape: z.ZodMiniType<ProseFlag> = ProseFlagSchema;
@@ -186,29 +190,31 @@ export type MirrorRows = { [K in MirrorKey]: string | null };
  * only for `active` or `expired`; `mirror`, `drift` and `driftKeys` are `null` unless the backend
  * answered; `expected` is what the mirror should hold.
  */
-export const StatusDocumentSchema = z.strictObject({
-  schema: z.literal(STATUS_SCHEMA_ID),
-  via: z.enum(["filesystem", "backend"]),
-  now: z.int(),
-  flagPath: z.string(),
-  state: z.enum(FLAG_STATES),
-  reason: z.nullable(z.string()),
-  field: z.nullable(z.string()),
-  effectiveLevel: z.enum(LEVELS),
-  flag: z.nullable(ProseFlagSchema),
-  mirror: z.nullable(z.strictObject({
-    CELLM_PROSE_ACTIVE: z.nullable(z.string()),
-    CELLM_PROSE_LEVEL: z.nullable(z.string()),
-    CELLM_PROSE_EXPIRES_AT: z.nullable(z.string()),
-  })),
-  expected: z.nullable(z.strictObject({
-    CELLM_PROSE_ACTIVE: z.string(),
-    CELLM_PROSE_LEVEL: z.string(),
-    CELLM_PROSE_EXPIRES_AT: z.string(),
-  })),
-  drift: z.nullable(z.boolean()),
-  driftKeys: z.nullable(z.array(z.enum(MIRROR_KEYS))),
-});
+export const StatusDocumentSchema = z.deferred(() =>
+  z.strictObject({
+    schema: z.literal(STATUS_SCHEMA_ID),
+    via: z.enum(["filesystem", "backend"]),
+    now: z.int(),
+    flagPath: z.string(),
+    state: z.enum(FLAG_STATES),
+    reason: z.nullable(z.string()),
+    field: z.nullable(z.string()),
+    effectiveLevel: z.enum(LEVELS),
+    flag: z.nullable(ProseFlagSchema),
+    mirror: z.nullable(z.strictObject({
+      CELLM_PROSE_ACTIVE: z.nullable(z.string()),
+      CELLM_PROSE_LEVEL: z.nullable(z.string()),
+      CELLM_PROSE_EXPIRES_AT: z.nullable(z.string()),
+    })),
+    expected: z.nullable(z.strictObject({
+      CELLM_PROSE_ACTIVE: z.string(),
+      CELLM_PROSE_LEVEL: z.string(),
+      CELLM_PROSE_EXPIRES_AT: z.string(),
+    })),
+    drift: z.nullable(z.boolean()),
+    driftKeys: z.nullable(z.array(z.enum(MIRROR_KEYS))),
+  })
+);
 
 /** A status document (`ctxkit.prose.status/1`), keys in output order. */
 export type StatusDocument = z.infer<typeof StatusDocumentSchema>;
@@ -219,21 +225,23 @@ export type StatusDocument = z.infer<typeof StatusDocumentSchema>;
  * The strict body of `POST /api/prose/toggle`: `on` (with optional level, ttl, `for` and source),
  * `off`, `level`, or `sync` (re-mirror only). Unknown keys are rejected at every level.
  */
-export const ToggleRequestSchema = z.discriminatedUnion("action", [
-  z.strictObject({
-    action: z.literal("on"),
-    level: z.optional(z.enum(["minimal", "full"])),
-    ttl: z.optional(z.strictObject({
-      unit: z.enum(TTL_UNITS),
-      value: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_TURNS))),
-    })),
-    for: z.optional(z.string().check(z.maxLength(16))),
-    source: z.optional(z.enum(SOURCES)),
-  }),
-  z.strictObject({ action: z.literal("off") }),
-  z.strictObject({ action: z.literal("level"), level: z.enum(LEVELS) }),
-  z.strictObject({ action: z.literal("sync") }),
-]);
+export const ToggleRequestSchema = z.deferred(() =>
+  z.discriminatedUnion("action", [
+    z.strictObject({
+      action: z.literal("on"),
+      level: z.optional(z.enum(["minimal", "full"])),
+      ttl: z.optional(z.strictObject({
+        unit: z.enum(TTL_UNITS),
+        value: z.optional(z.int().check(z.minimum(0), z.maximum(MAX_TURNS))),
+      })),
+      for: z.optional(z.string().check(z.maxLength(16))),
+      source: z.optional(z.enum(SOURCES)),
+    }),
+    z.strictObject({ action: z.literal("off") }),
+    z.strictObject({ action: z.literal("level"), level: z.enum(LEVELS) }),
+    z.strictObject({ action: z.literal("sync") }),
+  ])
+);
 
 /** A parsed toggle request (the body of `POST /api/prose/toggle`). */
 export type ToggleRequest = z.infer<typeof ToggleRequestSchema>;
@@ -243,26 +251,30 @@ export type ToggleRequest = z.infer<typeof ToggleRequestSchema>;
  * `invalid_request`, `refused`, `conflict`… (a newer server may send others), `reason` the code of
  * a 409, `message` one line, never a stack trace.
  */
-export const ErrorBodySchema = z.strictObject({
-  ok: z.literal(false),
-  error: z.string().check(z.maxLength(64)),
-  reason: z.optional(z.string().check(z.maxLength(64))),
-  field: z.optional(z.string().check(z.maxLength(256))),
-  message: z.string().check(z.maxLength(1024)),
-});
+export const ErrorBodySchema = z.deferred(() =>
+  z.strictObject({
+    ok: z.literal(false),
+    error: z.string().check(z.maxLength(64)),
+    reason: z.optional(z.string().check(z.maxLength(64))),
+    field: z.optional(z.string().check(z.maxLength(256))),
+    message: z.string().check(z.maxLength(1024)),
+  })
+);
 
 /**
  * The success body of a toggle: `{ok: true, action, result, reason?, status, mirror: {ok}}`; the
  * `status` is the document after the toggle, `mirror.ok` false when the mirror write failed.
  */
-export const ToggleResponseSchema = z.strictObject({
-  ok: z.literal(true),
-  action: z.enum(["on", "off", "level", "sync"]),
-  result: z.string().check(z.minLength(1), z.maxLength(64)),
-  reason: z.optional(z.string().check(z.maxLength(64))),
-  status: StatusDocumentSchema,
-  mirror: z.strictObject({ ok: z.boolean() }),
-});
+export const ToggleResponseSchema = z.deferred(() =>
+  z.strictObject({
+    ok: z.literal(true),
+    action: z.enum(["on", "off", "level", "sync"]),
+    result: z.string().check(z.minLength(1), z.maxLength(64)),
+    reason: z.optional(z.string().check(z.maxLength(64))),
+    status: StatusDocumentSchema,
+    mirror: z.strictObject({ ok: z.boolean() }),
+  })
+);
 
 /** A parsed toggle success body. */
 export type ToggleResponse = z.infer<typeof ToggleResponseSchema>;
@@ -272,11 +284,13 @@ export type ToggleResponse = z.infer<typeof ToggleResponseSchema>;
  * port it bound on 127.0.0.1, its pid, and the per-server secret every request but `/health`
  * must carry as `Authorization: Bearer <token>` (`references/prose.md#authentication`).
  */
-export const ServeRecordSchema = z.strictObject({
-  port: z.int().check(z.minimum(1), z.maximum(65535)),
-  pid: z.int().check(z.minimum(1)),
-  token: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
-});
+export const ServeRecordSchema = z.deferred(() =>
+  z.strictObject({
+    port: z.int().check(z.minimum(1), z.maximum(65535)),
+    pid: z.int().check(z.minimum(1)),
+    token: z.string().check(z.regex(/^[0-9a-f]{64}$/)),
+  })
+);
 
 /** A parsed `serve.json`. */
 export type ServeRecord = z.infer<typeof ServeRecordSchema>;
@@ -284,9 +298,11 @@ export type ServeRecord = z.infer<typeof ServeRecordSchema>;
 // --- documents of other programs --------------------------------------------------------------
 
 /** The `UserPromptSubmit` hook input of `match --hook-input`: only a string `prompt` is needed. */
-export const HookInputSchema = z.looseObject({ prompt: z.string() });
+export const HookInputSchema = z.deferred(() => z.looseObject({ prompt: z.string() }));
 
 /** `R/worker.json` belongs to cellm: only its `port` is read, every other key is ignored. */
-export const WorkerJsonSchema = z.looseObject({
-  port: z.int().check(z.minimum(1), z.maximum(65535)),
-});
+export const WorkerJsonSchema = z.deferred(() =>
+  z.looseObject({
+    port: z.int().check(z.minimum(1), z.maximum(65535)),
+  })
+);

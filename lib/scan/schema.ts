@@ -17,48 +17,54 @@ import * as z from "../_zod.ts";
 /** An inventory tier. */
 export type Tier = ScanRow["tier"];
 /** The three inventory tiers. */
-export const TierSchema = z.enum(["always-on", "per-spawn", "per-invocation"]);
+export const TierSchema = z.deferred(() => z.enum(["always-on", "per-spawn", "per-invocation"]));
 
 /** A `--tier` value: a tier or `all`. */
 export type TierFilter = ScanDocument["tier_filter"];
 /** The `--tier` values. */
-export const TierFilterSchema = z.enum([
-  "all",
-  "always-on",
-  "per-spawn",
-  "per-invocation",
-]);
+export const TierFilterSchema = z.deferred(() =>
+  z.enum([
+    "all",
+    "always-on",
+    "per-spawn",
+    "per-invocation",
+  ])
+);
 
 /** Which scanned root a row or issue belongs to. */
 export type RootLabel = ScanRow["root"];
 /** The root labels. */
-export const RootLabelSchema = z.enum(["project", "global"]);
+export const RootLabelSchema = z.deferred(() => z.enum(["project", "global"]));
 
 /** What a row measures. */
 export type RowKind = ScanRow["kind"];
 /** The row kinds. */
-export const RowKindSchema = z.enum([
-  "file",
-  "field:description",
-  "hook-payload",
-]);
+export const RowKindSchema = z.deferred(() =>
+  z.enum([
+    "file",
+    "field:description",
+    "hook-payload",
+  ])
+);
 
 /** The loading condition reported for a row. */
 export type Loading = ScanRow["loading"];
 /** The loading conditions. */
-export const LoadingSchema = z.enum([
-  "startup-instruction",
-  "client-or-import-dependent",
-  "path-scoped-rule",
-  "unscoped-rule",
-  "import-or-read-required",
-  "memory-index-limited",
-  "on-demand",
-  "runtime-dependent",
-  "selected-agent",
-  "invoked-skill",
-  "skill-listing",
-]);
+export const LoadingSchema = z.deferred(() =>
+  z.enum([
+    "startup-instruction",
+    "client-or-import-dependent",
+    "path-scoped-rule",
+    "unscoped-rule",
+    "import-or-read-required",
+    "memory-index-limited",
+    "on-demand",
+    "runtime-dependent",
+    "selected-agent",
+    "invoked-skill",
+    "skill-listing",
+  ])
+);
 
 /**
  * Why a row's `loaded_bytes` differs from what a whole-file count suggests (`--loaded` only;
@@ -66,19 +72,21 @@ export const LoadingSchema = z.enum([
  */
 export type LimitCode = NonNullable<ScanRow["limits"]>[number];
 /** The limit codes. */
-export const LimitCodeSchema = z.enum([
-  "html-comments-hidden",
-  "imports-included",
-  "import-depth-exceeded",
-  "import-unreadable",
-  "memory-truncated",
-  "description-capped",
-  "not-listed",
-  "path-scoped",
-  "on-demand",
-  "import-only",
-  "unreadable",
-]);
+export const LimitCodeSchema = z.deferred(() =>
+  z.enum([
+    "html-comments-hidden",
+    "imports-included",
+    "import-depth-exceeded",
+    "import-unreadable",
+    "memory-truncated",
+    "description-capped",
+    "not-listed",
+    "path-scoped",
+    "on-demand",
+    "import-only",
+    "unreadable",
+  ])
+);
 
 /** One inventory row of `files` (keys in output order). */
 export interface ScanRow {
@@ -130,19 +138,21 @@ export interface ScanRow {
 }
 
 /** Schema of one inventory row. */
-export const ScanRowSchema = z.object({
-  path: z.string(),
-  root: RootLabelSchema,
-  tier: TierSchema,
-  kind: RowKindSchema,
-  bytes: z.int().check(z.nonnegative()),
-  tokens: z.int().check(z.nonnegative()),
-  estimated: z.boolean(),
-  loading: LoadingSchema,
-  loaded_bytes: z.optional(z.int().check(z.nonnegative())),
-  loaded_tokens: z.optional(z.int().check(z.nonnegative())),
-  limits: z.optional(z.array(LimitCodeSchema)),
-});
+export const ScanRowSchema = z.deferred(() =>
+  z.object({
+    path: z.string(),
+    root: RootLabelSchema,
+    tier: TierSchema,
+    kind: RowKindSchema,
+    bytes: z.int().check(z.nonnegative()),
+    tokens: z.int().check(z.nonnegative()),
+    estimated: z.boolean(),
+    loading: LoadingSchema,
+    loaded_bytes: z.optional(z.int().check(z.nonnegative())),
+    loaded_tokens: z.optional(z.int().check(z.nonnegative())),
+    limits: z.optional(z.array(LimitCodeSchema)),
+  })
+);
 
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
@@ -159,23 +169,27 @@ export interface ScanIssue {
 }
 
 /** Schema of one discovery issue. */
-export const ScanIssueSchema = z.object({
-  root: RootLabelSchema,
-  path: z.string(),
-  kind: z.literal("discovery-incomplete"),
-  exit_status: z.int(),
-  detail: z.string(),
-});
+export const ScanIssueSchema = z.deferred(() =>
+  z.object({
+    root: RootLabelSchema,
+    path: z.string(),
+    kind: z.literal("discovery-incomplete"),
+    exit_status: z.int(),
+    detail: z.string(),
+  })
+);
 
 /** `{files, bytes, tokens}` of the loaded figures of one tier (`--loaded` only). */
 export type ScanLoadedTotal = NonNullable<ScanTotal["loaded"]>;
 
 /** Schema of a loaded total. */
-export const ScanLoadedTotalSchema = z.object({
-  files: z.int().check(z.nonnegative()),
-  bytes: z.int().check(z.nonnegative()),
-  tokens: z.int().check(z.nonnegative()),
-});
+export const ScanLoadedTotalSchema = z.deferred(() =>
+  z.object({
+    files: z.int().check(z.nonnegative()),
+    bytes: z.int().check(z.nonnegative()),
+    tokens: z.int().check(z.nonnegative()),
+  })
+);
 
 /** `{files, bytes, tokens}` of one tier or the grand total. */
 export interface ScanTotal {
@@ -190,23 +204,27 @@ export interface ScanTotal {
 }
 
 /** Schema of one total. */
-export const ScanTotalSchema = z.object({
-  files: z.int().check(z.nonnegative()),
-  bytes: z.int().check(z.nonnegative()),
-  tokens: z.int().check(z.nonnegative()),
-  loaded: z.optional(ScanLoadedTotalSchema),
-});
+export const ScanTotalSchema = z.deferred(() =>
+  z.object({
+    files: z.int().check(z.nonnegative()),
+    bytes: z.int().check(z.nonnegative()),
+    tokens: z.int().check(z.nonnegative()),
+    loaded: z.optional(ScanLoadedTotalSchema),
+  })
+);
 
 /** The `totals` object: per tier, then `grand`. */
 export type ScanTotals = ScanDocument["totals"];
 
 /** Schema of the `totals` object. */
-export const ScanTotalsSchema = z.object({
-  "always-on": ScanTotalSchema,
-  "per-spawn": ScanTotalSchema,
-  "per-invocation": ScanTotalSchema,
-  grand: ScanTotalSchema,
-});
+export const ScanTotalsSchema = z.deferred(() =>
+  z.object({
+    "always-on": ScanTotalSchema,
+    "per-spawn": ScanTotalSchema,
+    "per-invocation": ScanTotalSchema,
+    grand: ScanTotalSchema,
+  })
+);
 
 /** The context-scan output document. */
 export interface ScanDocument {
@@ -236,28 +254,32 @@ export interface ScanDocument {
 }
 
 /** Schema of the whole document context-scan prints on stdout. */
-export const ScanDocumentSchema = z.object({
-  roots: z.object({
-    project: z.string(),
-    global: z.nullable(z.string()),
-  }),
-  tier_filter: TierFilterSchema,
-  token_model: z.literal("chars/4"),
-  measurement: z.object({
-    scope: z.literal("potential-inventory"),
-    token_proxy: z.literal("bytes/4"),
-    actual_loading_observed: z.literal(false),
-  }),
-  files: z.array(ScanRowSchema),
-  scan_issues: z.array(ScanIssueSchema),
-  totals: ScanTotalsSchema,
-});
+export const ScanDocumentSchema = z.deferred(() =>
+  z.object({
+    roots: z.object({
+      project: z.string(),
+      global: z.nullable(z.string()),
+    }),
+    tier_filter: TierFilterSchema,
+    token_model: z.literal("chars/4"),
+    measurement: z.object({
+      scope: z.literal("potential-inventory"),
+      token_proxy: z.literal("bytes/4"),
+      actual_loading_observed: z.literal(false),
+    }),
+    files: z.array(ScanRowSchema),
+    scan_issues: z.array(ScanIssueSchema),
+    totals: ScanTotalsSchema,
+  })
+);
 
 // Compile-time proof that the spelled-out types and the schemas agree in both directions.
 const _checkDocument: z.ZodMiniType<ScanDocument> = ScanDocumentSchema;
-const _checkDocumentBack: z.ZodMiniType<z.infer<typeof ScanDocumentSchema>> = z.custom<
-  ScanDocument
->();
+const _checkDocumentBack: z.ZodMiniType<z.infer<typeof ScanDocumentSchema>> = z.deferred(() =>
+  z.custom<
+    ScanDocument
+  >()
+);
 void _checkDocument;
 void _checkDocumentBack;
 

@@ -19,12 +19,7 @@ import { joinText, text } from "../../text.ts";
 import { PathRefusedError, SnapshotMissingError } from "../errors.ts";
 import { writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
-import {
-  type GuardRoots,
-  resolveLogical,
-  resolvePhysical,
-  textGuardRoot,
-} from "../roots.ts";
+import { type GuardRoots, resolveLogical, resolvePhysical, textGuardRoot } from "../roots.ts";
 import {
   draftRecordPath,
   isTrustedCopy,

@@ -55,32 +55,36 @@ export interface StateDocument {
   drops: StateDrop[];
 }
 
-const count = z.int().check(z.nonnegative());
+const count = z.deferred(() => z.int().check(z.nonnegative()));
 
 /**
  * One ledger row as the state document records it (`drops[]`): the TSV fields verbatim, missing ones
  * `""`. Also published as the ledger-row JSON Schema.
  */
-export const StateDropSchema: z.ZodMiniType<StateDrop> = z.object({
-  path: z.string(),
-  lines: z.string(),
-  survivor: z.string(),
-  reason: z.string(),
-});
+export const StateDropSchema: z.ZodMiniType<StateDrop> = z.deferred(() =>
+  z.object({
+    path: z.string(),
+    lines: z.string(),
+    survivor: z.string(),
+    reason: z.string(),
+  })
+);
 
 /** The state document `state` writes (and re-parses after writing). Key order is the writer's. */
-export const StateDocumentSchema: z.ZodMiniType<StateDocument> = z.object({
-  schema: z.literal(1),
-  timestamp: z.string().check(z.regex(
-    /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}$/,
-  )),
-  mode: z.string(),
-  flags: z.string(),
-  totals: z.object({ before_tokens: count, after_tokens: count }),
-  achieved_ratio_pct: z.number(),
-  files: z.array(z.object({ path: z.string(), before_tokens: count, after_tokens: count })),
-  drops: z.array(StateDropSchema),
-});
+export const StateDocumentSchema: z.ZodMiniType<StateDocument> = z.deferred(() =>
+  z.object({
+    schema: z.literal(1),
+    timestamp: z.string().check(z.regex(
+      /^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}:[0-9]{2}[+-][0-9]{2}:[0-9]{2}$/,
+    )),
+    mode: z.string(),
+    flags: z.string(),
+    totals: z.object({ before_tokens: count, after_tokens: count }),
+    achieved_ratio_pct: z.number(),
+    files: z.array(z.object({ path: z.string(), before_tokens: count, after_tokens: count })),
+    drops: z.array(StateDropSchema),
+  })
+);
 
 /** Inputs of {@linkcode buildStateDocument}. */
 export interface StateInputs {

@@ -27,24 +27,26 @@ export interface StateScanInput {
  * the ratchet reads are checked (others may be absent), `scan_issues` must be empty, paths non-empty,
  * and the grand total must equal the sum of the entries' `tokens`.
  */
-export const StateScanInputSchema: z.ZodMiniType<StateScanInput> = z.object({
-  scan_issues: ScanDocumentSchema.shape.scan_issues.check(z.maxLength(0)),
-  files: z.array(
-    z.extend(z.pick(ScanRowSchema, { path: true, tokens: true }), {
-      path: ScanRowSchema.shape.path.check(z.minLength(1)),
-    }),
-  ),
-  totals: z.object({ grand: z.pick(ScanTotalSchema, { tokens: true }) }),
-}).check(z.superRefine((doc, ctx) => {
-  const sum = doc.files.reduce((n, f) => n + BigInt(f.tokens), 0n);
-  if (sum !== BigInt(doc.totals.grand.tokens)) {
-    ctx.addIssue({
-      code: "custom",
-      path: ["totals", "grand", "tokens"],
-      message: "scanner token totals do not match its inventory",
-    });
-  }
-}));
+export const StateScanInputSchema: z.ZodMiniType<StateScanInput> = z.deferred(() =>
+  z.object({
+    scan_issues: ScanDocumentSchema.shape.scan_issues.check(z.maxLength(0)),
+    files: z.array(
+      z.extend(z.pick(ScanRowSchema, { path: true, tokens: true }), {
+        path: ScanRowSchema.shape.path.check(z.minLength(1)),
+      }),
+    ),
+    totals: z.object({ grand: z.pick(ScanTotalSchema, { tokens: true }) }),
+  }).check(z.superRefine((doc, ctx) => {
+    const sum = doc.files.reduce((n, f) => n + BigInt(f.tokens), 0n);
+    if (sum !== BigInt(doc.totals.grand.tokens)) {
+      ctx.addIssue({
+        code: "custom",
+        path: ["totals", "grand", "tokens"],
+        message: "scanner token totals do not match its inventory",
+      });
+    }
+  }))
+);
 
 /** Why a scan document was rejected: the `<reason>` of `State rejected: <path>: <reason>`. */
 export type ScanRejection = string;
