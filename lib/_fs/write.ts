@@ -65,20 +65,23 @@ function removeQuietly(path: string): void {
 /**
  * Create a new file exclusively (`O_CREAT|O_EXCL`: never through a planted link, never over
  * anything) with `mode` (exactly, or minus the umask when `exactMode` is false), write `content`
- * and fsync it. The caller syncs the directory. Throws `AlreadyExists` when anything is at `path`.
+ * and fsync it (unless `sync` is false: a batch writer then calls {@linkcode fsyncFile} on each
+ * file once the batch is written). The caller syncs the directory. Throws `AlreadyExists` when
+ * anything is at `path`.
  */
 export function createFileExclusive(
   path: string,
   content: Content,
   mode: number,
   exactMode = true,
+  sync = true,
 ): Written {
   const file = Deno.openSync(path, { write: true, createNew: true, mode });
   let written: Written;
   try {
     if (exactMode) Deno.chmodSync(path, mode);
     written = writeContent(file, content);
-    file.syncSync();
+    if (sync) file.syncSync();
   } catch (e) {
     file.close();
     removeQuietly(path);
@@ -86,6 +89,22 @@ export function createFileExclusive(
   }
   file.close();
   return written;
+}
+
+/**
+ * fsync a file already written and closed (opened read-only, never followed through a link).
+ * Writing a batch first and syncing it after is much cheaper than syncing each file as it is
+ * written: creating a file right after an fsync waits for that journal commit
+ * (`references/startup.md#batched-fsync`).
+ */
+export function fsyncFile(path: string): void {
+  const file = Deno.openSync(path, { read: true });
+  try {
+    if (!file.statSync().isFile) return;
+    file.syncSync();
+  } finally {
+    file.close();
+  }
 }
 
 /** Options of {@linkcode writeFileAtomic}. */
@@ -99,6 +118,11 @@ export interface AtomicWriteOptions {
    * {@linkcode fsyncDirectory} once per directory when the batch is done.
    */
   syncDirectory?: boolean;
+  /**
+   * fsync the new file before the rename (default `true`). Only for records whose loss or
+   * emptiness after a crash is harmless by design (the reader then refuses, the safe side).
+   */
+  syncFile?: boolean;
   /** Temp-file name prefix (default {@linkcode tempPrefix} of the destination). */
   tempPrefix?: string;
   /**
@@ -166,6 +190,39 @@ export function writeFileAtomic(
   content: Content,
   options: AtomicWriteOptions = {},
 ): Written {
+  const pending = prepareFileAtomic(path, content, options);
+  if (options.syncFile !== false) pending.sync();
+  return pending.commit();
+}
+
+/**
+ * A replacement written to its temp file but not yet in place ({@linkcode prepareFileAtomic}):
+ * `sync` it, then `commit` (the rename), or `abort` (the temp file is removed).
+ */
+export interface PendingWrite {
+  /** The destination. */
+  readonly path: string;
+  /** What the temp file holds. */
+  readonly written: Written;
+  /** fsync the temp file. */
+  sync(): void;
+  /** Rename the temp file over the destination (checked again first); returns what was written. */
+  commit(): Written;
+  /** Remove the temp file. */
+  abort(): void;
+}
+
+/**
+ * The first half of {@linkcode writeFileAtomic}: refuse a link or non-regular destination, write
+ * `content` to a new temp file beside it (not yet synced). A batch writes every temp file, syncs
+ * them all, then commits them in order — one journal commit instead of one per file
+ * (`references/startup.md#batched-fsync`), and nothing replaced when a write fails.
+ */
+export function prepareFileAtomic(
+  path: string,
+  content: Content,
+  options: AtomicWriteOptions = {},
+): PendingWrite {
   const { mode = 0o600, exactMode = false, syncDirectory = true } = options;
   refuseDestination(path);
   const dir = dirOf(path);
@@ -175,29 +232,42 @@ export function writeFileAtomic(
   try {
     if (exactMode) Deno.chmodSync(temp, mode);
     written = writeContent(file, content);
-    file.syncSync();
-    options.beforeRename?.(file.statSync());
   } catch (e) {
     file.close();
     removeQuietly(temp);
     throw e;
   }
   file.close();
-  try {
-    refuseDestination(path);
-    faultPoint("atomic.before-rename");
-    Deno.renameSync(temp, path);
-  } catch (e) {
-    removeQuietly(temp);
-    throw e;
-  }
-  faultPoint("atomic.after-rename");
-  if (syncDirectory) fsyncDirectory(dir);
-  if (!swept.has(dir)) {
-    swept.add(dir);
-    sweepTemps(dir);
-  }
-  return written;
+  const done = { value: false };
+  return {
+    path,
+    written,
+    sync: () => fsyncFile(temp),
+    abort: () => {
+      if (!done.value) removeQuietly(temp);
+      done.value = true;
+    },
+    commit: () => {
+      try {
+        options.beforeRename?.(Deno.lstatSync(temp));
+        refuseDestination(path);
+        faultPoint("atomic.before-rename");
+        Deno.renameSync(temp, path);
+      } catch (e) {
+        removeQuietly(temp);
+        done.value = true;
+        throw e;
+      }
+      done.value = true;
+      faultPoint("atomic.after-rename");
+      if (syncDirectory) fsyncDirectory(dir);
+      if (!swept.has(dir)) {
+        swept.add(dir);
+        sweepTemps(dir);
+      }
+      return written;
+    },
+  };
 }
 
 /** Directories already swept by this process: leftovers predate it, so once each is enough. */

@@ -15,7 +15,14 @@ import { CtxkitError } from "../errors.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
 import { dirname } from "../paths.ts";
-import { draftRecordPath, makeRunDirs, replaceFile, snapshotCopyPath } from "./run_dir.ts";
+import type { PendingWrite } from "../_fs/write.ts";
+import {
+  draftRecordPath,
+  makeRunDirs,
+  prepareReplace,
+  replaceFile,
+  snapshotCopyPath,
+} from "./run_dir.ts";
 
 /** The current state of `abs` as a draft record value: its hash, or `MISSING` when none is readable. */
 export function currentState(abs: string): string {
@@ -39,7 +46,14 @@ export function writeDraftRecord(
   const record = draftRecordPath(runDir, rel);
   try {
     makeRunDirs(dirname(record), runDir);
-    replaceFile(record, `${state}\n`, { mode: 0o600, exactMode: true, syncDirectory });
+    // Not fsynced: a record a crash lost or emptied only makes a later restore refuse, the safe
+    // side (references/context-guard.md#ownership-what-may-be-restored); its rename is atomic.
+    replaceFile(record, `${state}\n`, {
+      mode: 0o600,
+      exactMode: true,
+      syncDirectory,
+      syncFile: false,
+    });
   } catch (e) {
     if (e instanceof CtxkitError || isPermissionError(e)) throw e;
     throw new PathRefusedError(
@@ -110,6 +124,23 @@ export function restoreFile(
   syncDirectory = true,
   recordedMode?: number,
 ): string {
+  const pending = prepareRestore(runDir, rel, abs, syncDirectory, recordedMode);
+  pending.sync();
+  return pending.commit().sha256;
+}
+
+/**
+ * {@linkcode restoreFile}'s first half: the snapshot copy written beside `abs` (with the recorded
+ * mode, else the file's current one), not yet synced nor in place — for a batch that syncs every
+ * file before it renames any.
+ */
+export function prepareRestore(
+  runDir: string,
+  rel: string,
+  abs: string,
+  syncDirectory = true,
+  recordedMode?: number,
+): PendingWrite {
   const copy = snapshotCopyPath(runDir, rel);
   let mode: number;
   let exactMode: boolean;
@@ -125,7 +156,7 @@ export function restoreFile(
       exactMode = false;
     }
   }
-  return replaceFile(abs, { copyFrom: copy }, { mode, exactMode, syncDirectory }).sha256;
+  return prepareReplace(abs, { copyFrom: copy }, { mode, exactMode, syncDirectory });
 }
 
 /** True when `abs` holds the snapshot bytes (known by the caller) and, if recorded, the mode. */

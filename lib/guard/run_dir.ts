@@ -13,6 +13,8 @@ import {
   type AtomicWriteOptions,
   type Content,
   DestinationRefusedError,
+  type PendingWrite,
+  prepareFileAtomic,
   writeFileAtomic,
   type Written,
 } from "../_fs/write.ts";
@@ -108,8 +110,25 @@ export function isTrustedCopy(base: string, rel: string): boolean {
  * {@linkcode PathRefusedError} (exit 2), never an internal error.
  */
 export function replaceFile(path: string, content: Content, options: AtomicWriteOptions): Written {
+  return refusedAs(path, () => writeFileAtomic(path, content, options));
+}
+
+/**
+ * {@linkcode prepareFileAtomic} for the guard: the destination refusals, at either step, are
+ * {@linkcode PathRefusedError}s as with {@linkcode replaceFile}.
+ */
+export function prepareReplace(
+  path: string,
+  content: Content,
+  options: AtomicWriteOptions,
+): PendingWrite {
+  const pending = refusedAs(path, () => prepareFileAtomic(path, content, options));
+  return { ...pending, commit: () => refusedAs(path, pending.commit) };
+}
+
+function refusedAs<T>(path: string, step: () => T): T {
   try {
-    return writeFileAtomic(path, content, options);
+    return step();
   } catch (e) {
     if (!(e instanceof DestinationRefusedError)) throw e;
     throw e.kind === "symlink"

@@ -5,13 +5,13 @@
  * @module
  */
 
-import { fsyncDirectory } from "../../_fs/write.ts";
+import { fsyncDirectory, type PendingWrite } from "../../_fs/write.ts";
 import { faultPoint } from "../../faults.ts";
 import { dirname } from "../../paths.ts";
 import { text } from "../../text.ts";
 import { RestoreRefusedError } from "../errors.ts";
 import { manifestLinks } from "../manifest.ts";
-import { alreadyRestored, restoreFile, restoreVerdict } from "../ownership.ts";
+import { alreadyRestored, prepareRestore, restoreVerdict } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireRunDir } from "../run_dir.ts";
@@ -27,9 +27,10 @@ export interface StageRestoreOptions extends StageFilesOptions {
 
 /**
  * All or nothing: every file is checked first; unproven ownership of any is a
- * {@linkcode RestoreRefusedError} naming each refused file (exit 1), nothing written. Else each
- * file is restored in order (`RESTORED: <rel>`); a file that already has its snapshot bytes (and
- * recorded mode) is left untouched, its line printed all the same.
+ * {@linkcode RestoreRefusedError} naming each refused file (exit 1), nothing written. Else every
+ * replacement is written beside its file and synced (a failure there replaces nothing), then each
+ * file is put in place in order (`RESTORED: <rel>`); a file that already has its snapshot bytes
+ * (and recorded mode) is left untouched, its line printed all the same.
  */
 export function stageRestore(options: StageRestoreOptions, reporter: Reporter): ResolvedPath[] {
   const { runDir } = options;
@@ -51,16 +52,35 @@ export function stageRestore(options: StageRestoreOptions, reporter: Reporter): 
   );
   const refused = targets.filter((_, i) => !verdicts[i].allowed);
   if (refused.length > 0) throw new RestoreRefusedError(refused.map((t) => t.rel));
+  const pending: Array<PendingWrite | undefined> = [];
+  try {
+    targets.forEach((t, i) => {
+      const mode = options.modes?.get(t.rel);
+      pending.push(
+        alreadyRestored(t.abs, verdicts[i].original, mode)
+          ? undefined
+          : prepareRestore(runDir, t.rel, t.abs, false, mode),
+      );
+    });
+    for (const p of pending) p?.sync();
+  } catch (e) {
+    for (const p of pending) p?.abort();
+    throw e;
+  }
   const dirs = new Set<string>();
-  targets.forEach((t, i) => {
-    faultPoint("stage.restore.between-files");
-    const mode = options.modes?.get(t.rel);
-    if (!alreadyRestored(t.abs, verdicts[i].original, mode)) {
-      restoreFile(runDir, t.rel, t.abs, false, mode);
-      dirs.add(dirname(t.abs));
-    }
-    reporter.out(text`RESTORED: ${t.rel}`);
-  });
+  try {
+    targets.forEach((t, i) => {
+      faultPoint("stage.restore.between-files");
+      const p = pending[i];
+      if (p !== undefined) {
+        p.commit();
+        dirs.add(dirname(t.abs));
+      }
+      reporter.out(text`RESTORED: ${t.rel}`);
+    });
+  } finally {
+    for (const p of pending) p?.abort(); // the ones a failure left uncommitted
+  }
   for (const d of dirs) fsyncDirectory(d);
   return targets;
 }

@@ -15,7 +15,7 @@ import {
   physicalPath,
 } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
-import { createFileExclusive, fsyncDirectory, type Written } from "../../_fs/write.ts";
+import { createFileExclusive, fsyncDirectory, fsyncFile, type Written } from "../../_fs/write.ts";
 import { UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
@@ -262,8 +262,10 @@ export function stageSnapshot(
   }
   if (inGit) appendIgnoreLine(ignoreFile);
   // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
-  // earlier copy atomically), and each directory is synced once.
+  // earlier copy atomically); every copy is synced once all are written, then each directory —
+  // all before RUN_DIR is printed, so a caller never rewrites a file whose copy is not on disk.
   const dirs = new Set<string>([dirname(runDir), runDir]);
+  const copies: string[] = [];
   for (const t of targets) {
     faultPoint("stage.snapshot.between-copies");
     const copy = snapshotCopyPath(runDir, t.rel);
@@ -275,9 +277,11 @@ export function stageSnapshot(
     const content = { copyFrom: t.abs };
     const written = existsNoFollow(copy)
       ? replaceFile(copy, content, { mode: 0o600, exactMode: true })
-      : createFileExclusive(copy, content, 0o600);
+      : createFileExclusive(copy, content, 0o600, true, false);
     records.get(t.rel)!.written = written;
+    copies.push(copy);
   }
+  for (const copy of copies) fsyncFile(copy);
   for (const d of dirs) fsyncDirectory(d);
   reporter.out(text`ROOT: ${root}`);
   reporter.out(text`SNAPSHOT: ${files.length} files`);
