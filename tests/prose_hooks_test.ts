@@ -15,7 +15,8 @@ import {
 } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { baseEnv, git, isolatedCommand, lines, makeTempDir } from "./_helpers.ts";
+import { shellCommand } from "../lib/shell.ts";
+import { baseEnv, git, isolatedCommand, lines, makeTempDir, selfCommandWords } from "./_helpers.ts";
 import { flagPath, freshRoot, out, prose } from "./_prose_fixtures.ts";
 
 const BEGIN = "# >>> ctxkit prose >>>";
@@ -52,9 +53,20 @@ Deno.test("install-hooks creates two 0755 hooks; a rerun is unchanged; --dry-run
     assert.equal(l[0], "#!/bin/sh");
     assert.equal(l[1], BEGIN);
     assert.equal(l[2], "# this hook was created by prose install-hooks; --remove deletes it");
-    assert.match(
+    // The tool's own command line (runtime, grants, config and script, or a binary alone),
+    // every word quoted, then the subcommand.
+    const self = selfCommandWords("prose", [
+      "--allow-read",
+      "--allow-write",
+      "--allow-env",
+      "--allow-net=127.0.0.1,localhost,[::1]",
+      "--allow-run=git",
+    ]);
+    assert.equal(
       l[3],
-      /^'\/[^']*deno' 'run' '--allow-read' '--allow-write' '--allow-env' '--allow-net=127\.0\.0\.1,localhost,\[::1\]' '--allow-run=git' .*'\/[^']*prose\.(ts|js)' 'block-end' <\/dev\/null >\/dev\/null 2>&1 \|\| true$/,
+      `${
+        shellCommand([...self, "block-end"], { always: true })
+      } </dev/null >/dev/null 2>&1 || true`,
     );
     assert.equal(l[4], END);
     assert.equal(l.length, 5);
