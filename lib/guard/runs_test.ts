@@ -10,7 +10,6 @@ import {
 
 import { PathRefusedError } from "./errors.ts";
 import { collectingReporter } from "./report.ts";
-import type { GuardRoots } from "./roots.ts";
 import {
   autoRunDirName,
   compareRunNames,
@@ -29,28 +28,14 @@ import {
   warnIncomplete,
 } from "./runs.ts";
 import type { Text } from "../text.ts";
-import { makeTempDir } from "../../tests/_helpers.ts";
+import { guardRootsFixture, makeRunDir } from "./_test_utils.ts";
 
 const DAY = RETAIN_YOUNGER_MS;
 const HASH = "0".repeat(64);
 
-/** A project root, a global root and `B`, all existing. */
-function setup(): GuardRoots & { base: string } {
-  const base = makeTempDir("ctxkit-runs-");
-  const global = `${base}/home/.claude`;
-  const roots = { base, project: `${base}/proj`, global, backups: `${global}/backups` };
-  mkdirSync(roots.project, { recursive: true });
-  mkdirSync(roots.backups, { recursive: true });
-  return roots;
-}
+const setup = () => guardRootsFixture("ctxkit-runs-");
 
-/** A run dir `B/<name>` with `orig/` and, unless `manifest` is `undefined`, that manifest. */
-function makeRun(backups: string, name: string, manifest?: Record<string, unknown>): string {
-  const dir = `${backups}/${name}`;
-  mkdirSync(`${dir}/orig`, { recursive: true });
-  if (manifest !== undefined) writeFileSync(`${dir}/manifest.json`, JSON.stringify(manifest));
-  return dir;
-}
+const makeRun = makeRunDir;
 
 /** A complete manifest of `layer` and `root`, plus `extra` keys. */
 function head(layer: string, root: string, extra: Record<string, unknown> = {}) {

@@ -1,10 +1,9 @@
 import assert from "node:assert/strict";
-import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
+import { symlinkSync } from "node:fs";
 
 import { UsageError } from "../errors.ts";
 import { SnapshotMissingError } from "./errors.ts";
 import { collectingReporter } from "./report.ts";
-import type { GuardRoots } from "./roots.ts";
 import { readRuns } from "./runs.ts";
 import {
   chooseRun,
@@ -16,27 +15,13 @@ import {
   noBackupsFor,
   resolveSpec,
 } from "./selection.ts";
-import { makeTempDir } from "../../tests/_helpers.ts";
+import { guardRootsFixture, makeRunDir } from "./_test_utils.ts";
 
 const HASH = "0".repeat(64);
 
-/** A project root, a global root and `B`, all existing. */
-function setup(): GuardRoots & { base: string } {
-  const base = makeTempDir("ctxkit-select-");
-  const global = `${base}/home/.claude`;
-  const roots = { base, project: `${base}/proj`, global, backups: `${global}/backups` };
-  mkdirSync(roots.project, { recursive: true });
-  mkdirSync(roots.backups, { recursive: true });
-  return roots;
-}
+const setup = () => guardRootsFixture("ctxkit-select-");
 
-/** A run dir `B/<name>` with `orig/` and, unless `manifest` is `undefined`, that manifest. */
-function makeRun(backups: string, name: string, manifest?: Record<string, unknown>): string {
-  const dir = `${backups}/${name}`;
-  mkdirSync(`${dir}/orig`, { recursive: true });
-  if (manifest !== undefined) writeFileSync(`${dir}/manifest.json`, JSON.stringify(manifest));
-  return dir;
-}
+const makeRun = makeRunDir;
 
 /** A complete manifest of `layer`/`root` with creation number `seq`, listing `files`. */
 function head(

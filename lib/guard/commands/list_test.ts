@@ -2,18 +2,10 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 
 import { collectingReporter } from "../report.ts";
-import type { GuardRoots } from "../roots.ts";
 import { list } from "./list.ts";
-import { makeTempDir } from "../../../tests/_helpers.ts";
+import { guardRootsFixture } from "../_test_utils.ts";
 
-function setup(): GuardRoots & { base: string } {
-  const base = makeTempDir("ctxkit-list-");
-  const global = `${base}/home/.claude`;
-  const roots = { base, project: `${base}/proj`, global, backups: `${global}/backups` };
-  mkdirSync(roots.project, { recursive: true });
-  mkdirSync(roots.backups, { recursive: true });
-  return roots;
-}
+const setup = () => guardRootsFixture("ctxkit-list-");
 
 /** A run dir `B/<name>` with `copies` under `orig/` and, unless `undefined`, a manifest. */
 function makeRun(

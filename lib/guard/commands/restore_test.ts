@@ -9,19 +9,12 @@ import { writeDraftRecord } from "../ownership.ts";
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots, Layer } from "../roots.ts";
 import { restore, restoreRunDirs, rollback } from "./restore.ts";
-import { makeTempDir } from "../../../tests/_helpers.ts";
+import { guardRootsFixture } from "../_test_utils.ts";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const read = (p: string) => readFileSync(p, "utf8");
 
-function setup(): GuardRoots & { base: string } {
-  const base = makeTempDir("ctxkit-restore-");
-  const global = `${base}/home/.claude`;
-  const roots = { base, project: `${base}/proj`, global, backups: `${global}/backups` };
-  mkdirSync(roots.project, { recursive: true });
-  mkdirSync(roots.backups, { recursive: true });
-  return roots;
-}
+const setup = () => guardRootsFixture("ctxkit-restore-");
 
 /** A complete run `B/<name>` of `layer` snapshotting `CLAUDE.md` = `content` under `root`. */
 function run(

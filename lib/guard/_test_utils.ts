@@ -1,0 +1,31 @@
+/**
+ * Fixtures shared by the guard's unit tests (not part of the library).
+ *
+ * @module
+ */
+
+import { mkdirSync, writeFileSync } from "node:fs";
+import type { GuardRoots } from "./roots.ts";
+import { makeTempDir } from "../../tests/_helpers.ts";
+
+/** Fresh roots in a temp dir: project `P`, global `G = <base>/home/.claude` and `B`, all existing. */
+export function guardRootsFixture(prefix: string): GuardRoots & { base: string } {
+  const base = makeTempDir(prefix);
+  const global = `${base}/home/.claude`;
+  const roots = { base, project: `${base}/proj`, global, backups: `${global}/backups` };
+  mkdirSync(roots.project, { recursive: true });
+  mkdirSync(roots.backups, { recursive: true });
+  return roots;
+}
+
+/** A run dir `B/<name>` with `orig/` and, unless `manifest` is `undefined`, that manifest. */
+export function makeRunDir(
+  backups: string,
+  name: string,
+  manifest?: Record<string, unknown>,
+): string {
+  const dir = `${backups}/${name}`;
+  mkdirSync(`${dir}/orig`, { recursive: true });
+  if (manifest !== undefined) writeFileSync(`${dir}/manifest.json`, JSON.stringify(manifest));
+  return dir;
+}
