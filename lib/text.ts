@@ -10,12 +10,14 @@
  * @module
  */
 
-// C0 controls, `"`, `\`, DEL and the C1 controls; the Unicode line and paragraph separators (some
-// line readers split there); bidi, zero-width and BOM format characters (they make two names look
-// alike); lone surrogates (UTF-8 cannot carry them). Any of them switches on quoting.
-const ESCAPED =
+// What makes text unsafe to print raw: C0 controls, DEL and the C1 controls; the Unicode line and
+// paragraph separators (some line readers split there); bidi, zero-width and BOM format
+// characters (they make two names look alike); lone surrogates (UTF-8 cannot carry them).
+const UNSAFE =
   // deno-lint-ignore no-control-regex
-  /[\x00-\x1f"\\\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
+  /[\x00-\x1f\x7f-\x9f\u2028\u2029\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+// Those, `"` and `\`: any of them switches on quoting.
+const ESCAPED = new RegExp(`["\\\\]|${UNSAFE.source}`, "g");
 const SHORT: Readonly<Record<string, string>> = {
   "\x07": "\\a",
   "\b": "\\b",
@@ -35,6 +37,15 @@ function escapeOne(c: string): string {
   return code <= 0xff
     ? `\\x${code.toString(16).padStart(2, "0")}`
     : `\\u${code.toString(16).padStart(4, "0")}`;
+}
+
+/**
+ * True when `value` holds a character that must never reach a terminal raw (a control, a Unicode
+ * separator, a bidi, zero-width or BOM character, a lone surrogate); `"` and `\\` alone do not
+ * count. For free text that keeps its quotes when it is safe.
+ */
+export function isUnsafeText(value: string): boolean {
+  return UNSAFE.test(value);
 }
 
 /**

@@ -10,7 +10,7 @@
  * @module
  */
 
-import { plain, printable, type Text } from "../text.ts";
+import { isUnsafeText, printable, renderText as renderWith, type Text } from "../text.ts";
 
 /** Default clamp in code points. */
 const SANITIZE_MAX = 200;
@@ -18,14 +18,6 @@ const SANITIZE_MAX = 200;
 const MESSAGE_MAX = 1024;
 /** Clamp for `match` tokens. */
 export const TOKEN_MAX = 40;
-
-// What printable() leaves alone but a terminal must not receive raw either: bidi controls,
-// zero-width characters, the BOM, line/paragraph separators and lone surrogates.
-const INVISIBLE =
-  /[\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff\u2028\u2029]|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/g;
-// Everything sanitize() escapes except `"` and `\` (which only need escaping inside a quoted name).
-// deno-lint-ignore no-control-regex
-const DANGEROUS = /[\x00-\x1f\x7f-\x9f]/;
 
 function hex4(c: string): string {
   return c.charCodeAt(0).toString(16).padStart(4, "0");
@@ -54,12 +46,7 @@ export function clampPoints(text: string, max: number): string {
  * ```
  */
 export function sanitize(value: string, max: number = SANITIZE_MAX): string {
-  const body = clampPoints(value, max);
-  let out = printable(body);
-  INVISIBLE.lastIndex = 0;
-  if (!INVISIBLE.test(out)) return out;
-  if (out === body) out = `"${out}"`;
-  return out.replace(INVISIBLE, (c) => `\\u${hex4(c)}`);
+  return printable(clampPoints(value, max));
 }
 
 /**
@@ -75,9 +62,7 @@ export function sanitize(value: string, max: number = SANITIZE_MAX): string {
  * ```
  */
 export function sanitizeMessage(text: string, max: number = MESSAGE_MAX): string {
-  INVISIBLE.lastIndex = 0;
-  if (!DANGEROUS.test(text) && !INVISIBLE.test(text)) return clampPoints(text, max);
-  return sanitize(text, max);
+  return isUnsafeText(text) ? sanitize(text, max) : clampPoints(text, max);
 }
 
 /**
@@ -98,11 +83,11 @@ export function renderValue(value: string, max: number = SANITIZE_MAX): string {
 }
 
 /**
- * A {@linkcode Text} as prose prints it: every interpolated string through {@linkcode sanitize}.
+ * A {@linkcode Text} as prose prints it: every interpolated string, nested texts included,
+ * through {@linkcode sanitize}.
  */
 export function renderText(message: Text): string {
-  const values = message.values.map((v) => (typeof v === "string" ? sanitize(v) : v));
-  return plain({ strings: message.strings, values });
+  return renderWith(message, (value) => sanitize(value));
 }
 
 // What JSON.stringify leaves raw but a terminal must not receive: DEL, the C1 controls, bidi and
