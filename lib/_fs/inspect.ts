@@ -6,7 +6,7 @@
  * @module
  */
 
-import { isSandboxRefusal, rethrowPermission } from "./errors.ts";
+import { errorCode, isSandboxRefusal, rethrowPermission } from "./errors.ts";
 
 /** The kinds of directory entry ctxkit tells apart. */
 export type EntryKind =
@@ -107,5 +107,29 @@ export function physicalPath(path: string): string | undefined {
   } catch (e) {
     rethrowPermission(e);
     return undefined;
+  }
+}
+
+let procReadable: boolean | undefined;
+
+/**
+ * True only when process `pid` is known not to exist: its `/proc` entry is missing while `/proc`
+ * itself can be read (Linux, and only where Deno lets it be read); elsewhere nothing is known and
+ * the answer is false. For telling a killed writer's leftovers (temp files, locks) from a live one's.
+ */
+export function processGone(pid: number): boolean {
+  if (procReadable === undefined) {
+    try {
+      procReadable = Deno.statSync("/proc/self").isDirectory;
+    } catch {
+      procReadable = false;
+    }
+  }
+  if (!procReadable) return false;
+  try {
+    Deno.statSync(`/proc/${pid}`);
+    return false;
+  } catch (e) {
+    return errorCode(e) === "ENOENT";
   }
 }

@@ -8,6 +8,7 @@
  */
 
 import { errorCode } from "./errors.ts";
+import { processGone } from "./inspect.ts";
 import { CHUNK_BYTES, openRegular } from "./read.ts";
 import { Sha256 } from "./sha256.ts";
 import { faultPoint } from "../faults.ts";
@@ -299,24 +300,6 @@ export interface SweepOptions {
   deadWriters?: boolean;
   /** The clock (epoch-ms). */
   now?: number;
-}
-
-/**
- * True only when process `pid` is known not to exist: Linux's `/proc` answers without any grant
- * beyond `--allow-read`; elsewhere nothing is known.
- */
-function processGone(pid: number): boolean {
-  try {
-    Deno.statSync("/proc/self");
-  } catch {
-    return false;
-  }
-  try {
-    Deno.statSync(`/proc/${pid}`);
-    return false;
-  } catch (e) {
-    return errorCode(e) === "ENOENT";
-  }
 }
 
 const ANY_PREFIX = /^\..*\.ctxkit-tmp-([0-9]+)-[0-9a-f]+$/s;

@@ -14,6 +14,7 @@
 
 import { errorCode, rethrowPermission } from "../_fs/errors.ts";
 import { readHead } from "../_fs/read.ts";
+import { processGone } from "../_fs/inspect.ts";
 import { createFileExclusive } from "../_fs/write.ts";
 import { randomHex } from "../random.ts";
 
@@ -49,26 +50,6 @@ const pause = new Int32Array(new SharedArrayBuffer(4));
 /** Directories whose lock this process holds, with the nesting depth (the lock is re-entrant). */
 const held = new Map<string, number>();
 
-let procReadable: boolean | undefined;
-
-/** True only when process `pid` is known not to exist (its `/proc` entry is missing). */
-function holderGone(pid: number): boolean {
-  try {
-    Deno.statSync(`/proc/${pid}`);
-    return false;
-  } catch (e) {
-    if (errorCode(e) !== "ENOENT") return false; // no /proc access: nothing is known
-  }
-  if (procReadable === undefined) {
-    try {
-      procReadable = Deno.statSync("/proc/self").isDirectory;
-    } catch {
-      procReadable = false;
-    }
-  }
-  return procReadable;
-}
-
 /** The lock file's stat and pid, or `null` when it is gone. */
 function inspect(path: string): { info: Deno.FileInfo; pid: number | null } | null {
   let info: Deno.FileInfo;
@@ -94,7 +75,7 @@ function isStale(lock: { info: Deno.FileInfo; pid: number | null }, staleMs: num
   if (mtime === undefined) return false;
   // A lock from the future (a clock step, a planted file) is as stale as a very old one.
   if (Math.abs(Date.now() - mtime) > staleMs) return true;
-  return lock.pid !== null && lock.pid !== Deno.pid && holderGone(lock.pid);
+  return lock.pid !== null && lock.pid !== Deno.pid && processGone(lock.pid);
 }
 
 /** Remove the stale lock, unless it was replaced since it was inspected. */
