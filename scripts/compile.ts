@@ -15,6 +15,7 @@
 import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shellCommand } from "../lib/shell.ts";
 import { COMPILE_TARGETS, type CompileTarget, run, type Tool, TOOLS } from "./tools.ts";
 
 /** The repository root: every path below is relative to it, whatever the caller's directory. */
@@ -52,11 +53,6 @@ export function hostTarget(): string {
   return Deno.build.target;
 }
 
-/** `word` quoted for a POSIX shell. */
-function shellQuote(word: string): string {
-  return `'${word.replaceAll("'", `'\\''`)}'`;
-}
-
 /**
  * The marker line every stand-in carries, followed by the absolute bundle it runs; the test
  * helpers read it to tell a stand-in from a compiled binary (whose printed commands differ).
@@ -74,7 +70,7 @@ export function standInScript(tool: Tool, deno: string, bundle: string): string 
     `# Stand-in for a compiled ${tool} (scripts/compile.ts --stand-in): NOT a standalone binary.`,
     `# It runs the bundle with a local Deno so the CLI suite's binary mode can run offline.`,
     `${STAND_IN_MARKER}${bundle}`,
-    `exec ${shellQuote(deno)} run -A --no-config ${shellQuote(bundle)} "$@"`,
+    `exec ${shellCommand([deno, "run", "-A", "--no-config", bundle])} "$@"`,
     "",
   ].join("\n");
 }
