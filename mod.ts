@@ -20,7 +20,8 @@
  *   {@linkcode clearProseFlag} to set it; {@linkcode FlagRead}, {@linkcode ProseFlag} and their
  *   small types.
  * - **Failures**: {@linkcode CtxkitError} (`exitCode`, `text`), {@linkcode UsageError},
- *   {@linkcode EnvironmentError}, {@linkcode OutputError}; the guard's {@linkcode PathRefusedError},
+ *   {@linkcode EnvironmentError}; {@linkcode OutputError} (a lost output line, with its own
+ *   `exitCode`, on purpose no `CtxkitError`); the guard's {@linkcode PathRefusedError},
  *   {@linkcode SnapshotMissingError}, {@linkcode ManifestError}, {@linkcode RestoreRefusedError},
  *   {@linkcode DirtyTreeError}.
  *

@@ -65,15 +65,26 @@ export const EXIT_BROKEN_PIPE = 141;
  * Writing stdout or stderr failed (a full disk, a closed descriptor, a reader that went away). The
  * command stops at once: exit {@linkcode EXIT_BROKEN_PIPE} for a broken pipe, else
  * {@linkcode EXIT_OUTPUT_FAILED}. Rule: `references/output.md#write-failures`.
+ *
+ * Not a {@linkcode CtxkitError}: it is no failure of the command's work, so code that handles
+ * the command's failures (a refusal, a rejected file) never mistakes it for one; only `runMain`
+ * turns it into an exit code.
  */
-export class OutputError extends CtxkitError {
+export class OutputError extends Error {
+  /** The exit code: 141 for a broken pipe, else 74. */
+  readonly exitCode: number;
+  /** The message as a line of text (names printed safely by the CLI). */
+  readonly text: Text;
   /** The stream that failed. */
   readonly stream: "stdout" | "stderr";
   /** The OS error code (`EPIPE`, `ENOSPC`, `EBADF`…). */
   readonly code: string;
   /** Create the error. */
   constructor(stream: "stdout" | "stderr", code: string, message: Text) {
-    super(code === "EPIPE" ? EXIT_BROKEN_PIPE : EXIT_OUTPUT_FAILED, message);
+    super(plain(message));
+    this.name = "OutputError";
+    this.exitCode = code === "EPIPE" ? EXIT_BROKEN_PIPE : EXIT_OUTPUT_FAILED;
+    this.text = message;
     this.stream = stream;
     this.code = code;
   }

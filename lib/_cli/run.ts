@@ -14,7 +14,7 @@ import {
   osReason,
   sandboxRefusedPath,
 } from "../_fs/errors.ts";
-import { printed, text } from "../text.ts";
+import { printed, type Text, text } from "../text.ts";
 import { writeErr } from "./output.ts";
 
 /** The last stderr line for exit code `rc`: `✅ EXIT:0` or `❌ FAILED EXIT:<rc>`. */
@@ -42,7 +42,7 @@ export interface ErrorFormat {
 }
 
 /** The default rendering of a ctxkit failure: `❌ <message>`, names printed safely. */
-export function errorLine(e: CtxkitError): string {
+export function errorLine(e: { readonly text: Text }): string {
   return `❌ ${printed(e.text)}`;
 }
 

@@ -7,7 +7,7 @@
 
 import { existsNoFollow, physicalPath } from "../../_fs/inspect.ts";
 import { hashFile } from "../../_fs/read.ts";
-import { CtxkitError, OutputError } from "../../errors.ts";
+import { CtxkitError } from "../../errors.ts";
 import { dirname, joinRoot, rootPrefix } from "../../paths.ts";
 import { text } from "../../text.ts";
 import { errorText, ManifestError, PathRefusedError, SnapshotMissingError } from "../errors.ts";
@@ -152,8 +152,7 @@ export function restoreRunDir(
       copyHashes,
     }, reporter);
   } catch (e) {
-    // A failed write of our own output is no refusal: it stops the command as it is.
-    if (!(e instanceof CtxkitError) || e instanceof OutputError) throw e;
+    if (!(e instanceof CtxkitError)) throw e;
     reporter.err(errorText(e));
     reporter.err(text`${label}: FAILED - restoration refused; current bytes preserved (${runDir})`);
     return { runDir, ok: false, restored: [], mismatches: 0, failure: "refused" };

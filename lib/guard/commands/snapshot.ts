@@ -6,7 +6,7 @@
  */
 
 import { isDirectoryFollow, isFileFollow, isSymlink } from "../../_fs/inspect.ts";
-import { CtxkitError, OutputError, UsageError } from "../../errors.ts";
+import { CtxkitError, UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
 import { joinText, text, verbatim } from "../../text.ts";
@@ -218,8 +218,7 @@ export function snapshot(
       now,
     }, reporter);
   } catch (e) {
-    // A failed write of our own output is no refusal: it stops the command as it is.
-    if (!(e instanceof CtxkitError) || e instanceof OutputError) throw e;
+    if (!(e instanceof CtxkitError)) throw e;
     reporter.err(errorText(e));
     throw new StageFailedError(e);
   }
