@@ -6,8 +6,9 @@
  * @module
  */
 import { runMain } from "../lib/_cli/run.ts";
+import { scriptPathOf } from "../lib/_cli/self.ts";
 import { GUARD_ERROR_FORMAT } from "../lib/guard/cli_shared.ts";
 import { contextGuardMain } from "../lib/guard/context_guard_cli.ts";
 
-const scriptPath = import.meta.filename ?? new URL(import.meta.url).pathname;
+const scriptPath = scriptPathOf(import.meta);
 Deno.exit(await runMain(() => contextGuardMain(Deno.args, { scriptPath }), GUARD_ERROR_FORMAT));

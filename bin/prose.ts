@@ -5,9 +5,10 @@
  * @module
  */
 import { runMain } from "../lib/_cli/run.ts";
+import { scriptPathOf } from "../lib/_cli/self.ts";
 import { proseErrorFormat, proseMain } from "../lib/prose/cli.ts";
 
 // The running script (source or bundle): install-hooks writes it into the git hooks.
-const scriptPath = decodeURIComponent(new URL(import.meta.url).pathname);
+const scriptPath = scriptPathOf(import.meta);
 
 Deno.exit(await runMain(() => proseMain(Deno.args, { scriptPath }), proseErrorFormat));

@@ -26,3 +26,17 @@ export function selfCommand(scriptPath: string, permissions: readonly string[]):
     : ["--no-config"];
   return [Deno.execPath(), "run", ...permissions, ...config, scriptPath];
 }
+
+/**
+ * The path of the running script (source or bundle) from its `import.meta`: what
+ * {@linkcode selfCommand} needs. `filename` is absent for a remote module; the URL then gives the
+ * path, percent-decoded.
+ *
+ * @example
+ * ```ts ignore
+ * const scriptPath = scriptPathOf(import.meta);
+ * ```
+ */
+export function scriptPathOf(meta: { readonly url: string; readonly filename?: string }): string {
+  return meta.filename ?? decodeURIComponent(new URL(meta.url).pathname);
+}

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 
-import { selfCommand } from "./self.ts";
+import { scriptPathOf, selfCommand } from "./self.ts";
 
 Deno.test("selfCommand: the absolute runtime, the permissions, the repository's config for a source script", () => {
   assert.equal(Deno.build.standalone, false, "tests run from source");
@@ -32,4 +32,9 @@ Deno.test("selfCommand: a bundle runs with --no-config", () => {
     "/opt/dist/context-guard.js",
   ]);
   assert.ok(Deno.execPath().startsWith("/"), "the runtime is named absolutely");
+});
+
+Deno.test("scriptPathOf: the file name, else the URL's path decoded", () => {
+  assert.equal(scriptPathOf({ url: "file:///a%20b/x.ts", filename: "/a b/x.ts" }), "/a b/x.ts");
+  assert.equal(scriptPathOf({ url: "file:///a%20b/x.js" }), "/a b/x.js");
 });
