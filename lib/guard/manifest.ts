@@ -214,6 +214,17 @@ export function renderManifest(doc: ManifestDocument): string {
 }
 
 /**
+ * The manifest at `path`, read without following a link, decoded as strict UTF-8 and parsed through
+ * {@linkcode ManifestSchema}: the one place a manifest is read. Throws on any defect.
+ */
+function parseManifestFile(path: string): z.infer<typeof ManifestSchema> {
+  const json = new TextDecoder("utf-8", { fatal: true }).decode(
+    readRegular(path, { follow: false }),
+  );
+  return ManifestSchema.parse(JSON.parse(json));
+}
+
+/**
  * Write the manifest atomically (`0600`) into `dir` (default: the run dir), then re-read and parse
  * it. Returns its path.
  */
@@ -221,7 +232,7 @@ export function writeManifest(doc: ManifestDocument, dir: string = doc.runDir): 
   const path = `${dir}/manifest.json`;
   writeFileAtomic(path, renderManifest(doc), { mode: 0o600, exactMode: true });
   try {
-    ManifestSchema.parse(JSON.parse(new TextDecoder().decode(readRegular(path))));
+    parseManifestFile(path);
   } catch {
     throw new ManifestError(path, "not-written", text`manifest is not valid JSON: ${path}`);
   }
@@ -244,10 +255,7 @@ export function readManifest(runDir: string): ManifestRead {
   if (!isRegularNoFollow(m)) throw new ManifestError(m, "missing", text`no manifest: ${m}`);
   let parsed: z.infer<typeof ManifestSchema>;
   try {
-    const json = new TextDecoder("utf-8", { fatal: true }).decode(
-      readRegular(m, { follow: false }),
-    );
-    parsed = ManifestSchema.parse(JSON.parse(json));
+    parsed = parseManifestFile(m);
   } catch {
     throw new ManifestError(m, "unreadable", text`unreadable manifest (invalid JSON?): ${m}`);
   }
@@ -309,10 +317,7 @@ export function readManifest(runDir: string): ManifestRead {
 export function manifestLinks(runDir: string): Map<string, string> {
   const links = new Map<string, string>();
   try {
-    const json = new TextDecoder("utf-8", { fatal: true }).decode(
-      readRegular(`${runDir}/manifest.json`, { follow: false }),
-    );
-    for (const e of ManifestSchema.parse(JSON.parse(json)).files) {
+    for (const e of parseManifestFile(`${runDir}/manifest.json`).files) {
       if (typeof e.link_target === "string") links.set(e.path, e.link_target);
     }
   } catch { /* no manifest: no links */ }
@@ -322,10 +327,7 @@ export function manifestLinks(runDir: string): Map<string, string> {
 /** The `path` of every entry of a run dir's manifest; empty when there is no readable manifest. */
 export function manifestPaths(runDir: string): Set<string> {
   try {
-    const json = new TextDecoder("utf-8", { fatal: true }).decode(
-      readRegular(`${runDir}/manifest.json`, { follow: false }),
-    );
-    return new Set(ManifestSchema.parse(JSON.parse(json)).files.map((f) => f.path));
+    return new Set(parseManifestFile(`${runDir}/manifest.json`).files.map((f) => f.path));
   } catch {
     return new Set();
   }
