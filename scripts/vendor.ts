@@ -20,6 +20,7 @@
  */
 
 import { writeFileAtomic } from "../lib/_fs/write.ts";
+import * as z from "../lib/_zod.ts";
 
 /** The zod/mini names ctxkit's schemas use, re-exported by the vendored build. */
 export const ZOD_NAMES: readonly string[] = [
@@ -92,9 +93,11 @@ export const VENDORED: readonly VendoredBuild[] = [
   },
 ];
 
+const PackageJson = z.looseObject({ version: z.string() });
+
 function packageVersion(pkg: string): string {
-  const manifest = JSON.parse(Deno.readTextFileSync(`${REPO}node_modules/${pkg}/package.json`));
-  return String(manifest.version);
+  const text = Deno.readTextFileSync(`${REPO}node_modules/${pkg}/package.json`);
+  return PackageJson.parse(JSON.parse(text)).version;
 }
 
 /** The package's licence text (`LICENSE` or `LICENSE.md`). */
