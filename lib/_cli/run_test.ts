@@ -103,3 +103,32 @@ Deno.test("a path the Deno sandbox refuses under any grant is named, never --all
       "❌ /proc/self/environ: Operation not permitted (refused by the Deno sandbox)\n❌ FAILED EXIT:2\n",
   });
 });
+
+Deno.test("a script run through runMain leaves its V8 code cache behind, with or without the exit line", async () => {
+  // Deno stores a script's code cache on an event-loop turn; a bin that exits before one
+  // recompiles the whole script on every run (references/startup.md#code-cache).
+  const { DatabaseSync } = await import("node:sqlite");
+  for (const exitLine of ["1", "0"]) {
+    const dir = makeTempDir("ctxkit-cache-");
+    const script = `${dir}/tool.js`;
+    writeFileSync(
+      script,
+      `import { runMain } from ${JSON.stringify(new URL("./run.ts", import.meta.url).href)};\n` +
+        `Deno.exit(await runMain(() => 0));\n`,
+    );
+    const out = new Deno.Command(Deno.execPath(), {
+      args: ["run", "-A", "--no-config", script],
+      env: { DENO_DIR: `${dir}/deno`, NO_COLOR: "1", CTXKIT_EXIT_LINE: exitLine },
+    }).outputSync();
+    assert.equal(out.code, 0);
+    assert.equal(new TextDecoder().decode(out.stderr), exitLine === "1" ? "✅ EXIT:0\n" : "");
+    const db = new DatabaseSync(`${dir}/deno/v8_code_cache_v2`, { readOnly: true });
+    try {
+      const rows = db.prepare("SELECT specifier FROM codecache WHERE specifier = ?")
+        .all(`file://${script}`);
+      assert.equal(rows.length, 1, `no code cache for ${script} (CTXKIT_EXIT_LINE=${exitLine})`);
+    } finally {
+      db.close();
+    }
+  }
+});

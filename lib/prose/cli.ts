@@ -14,11 +14,11 @@ import { envValue, normalizeLexical } from "../paths.ts";
 import { writeErr, writeOut } from "../_cli/output.ts";
 import type { ErrorFormat } from "../_cli/run.ts";
 import { selfCommand } from "../_cli/self.ts";
+import { readStdinCapped } from "../_cli/input.ts";
 import {
   callStatus,
   callToggle,
   type FallbackReason,
-  readCapped,
   type Rejection,
   rejectionExitCode,
 } from "./backend.ts";
@@ -450,7 +450,7 @@ async function match(
   let input: string;
   if (cmd.text !== undefined) input = cmd.text;
   else {
-    const { bytes, truncated } = await readCapped(Deno.stdin.readable, MAX_MATCH_INPUT);
+    const { bytes, truncated } = await readStdinCapped(MAX_MATCH_INPUT);
     if (cmd.hookInput && truncated) {
       writeOut("PROSE: match=no reason=input-too-large");
       return 1;
