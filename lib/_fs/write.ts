@@ -33,11 +33,15 @@ export function writeAll(file: { writeSync(p: Uint8Array): number }, bytes: Uint
 
 /** Write `content` to the open `file`, hashing as it goes. */
 function writeContent(file: Deno.FsFile, content: Content): Written {
-  const hash = new Sha256();
-  if (typeof content === "string" || content instanceof Uint8Array) {
-    const bytes = typeof content === "string" ? new TextEncoder().encode(content) : content;
+  if (typeof content === "string") {
+    const bytes = new TextEncoder().encode(content);
     writeAll(file, bytes);
-    return { size: bytes.length, sha256: hash.update(bytes).hex() };
+    return writtenText(bytes);
+  }
+  const hash = new Sha256();
+  if (content instanceof Uint8Array) {
+    writeAll(file, content);
+    return { size: content.length, sha256: hash.update(content).hex() };
   }
   const src = openRegular(content.copyFrom).file;
   try {
@@ -55,6 +59,21 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
   } finally {
     src.close();
   }
+}
+
+/**
+ * What writing text put on disk, its digest computed when first read: most text writers (a lock,
+ * a flag) never ask, and hashing costs a cold start of the SHA-256 code on a hook's path. Only for
+ * bytes this module encoded itself, which nothing else can change.
+ */
+function writtenText(bytes: Uint8Array): Written {
+  let digest: string | undefined;
+  return {
+    size: bytes.length,
+    get sha256(): string {
+      return digest ??= new Sha256().update(bytes).hex();
+    },
+  };
 }
 
 function removeQuietly(path: string): void {

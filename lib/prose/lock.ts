@@ -123,7 +123,8 @@ export function withFlagLock<T>(dir: string, fn: () => T, options: LockOptions =
   let wait = 1;
   for (;;) {
     try {
-      createFileExclusive(path, content, 0o600);
+      // Not synced: a lock is not data to keep, and a crash leaves a stale one that is broken.
+      createFileExclusive(path, content, 0o600, true, false);
       break;
     } catch (e) {
       rethrowPermission(e);

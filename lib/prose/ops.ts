@@ -320,7 +320,7 @@ export function setLevel(level: ProseLevel, opts: OpOptions = {}): OpResult {
  * `consume`: count one response against a `turn` flag; clear it when it reaches 0 or has expired.
  */
 export function consume(opts: ProseOptions = {}): OpResult {
-  return update(opts, (read) => {
+  const decide = (read: FlagRead): Change => {
     if (read.state === "absent" || read.flag === null) return { result: "inactive", apply: "keep" };
     if (read.state === "expired") return { result: "expired-cleared", apply: "clear" };
     if (read.flag.ttl.unit !== "turn") return { result: "not-turn-scoped", apply: "keep" };
@@ -328,7 +328,17 @@ export function consume(opts: ProseOptions = {}): OpResult {
     if (remaining <= 0) return { result: "cleared", remaining: 0, apply: "clear" };
     const flag: ProseFlag = { ...read.flag, ttl: { unit: "turn", value: remaining } };
     return { result: "decremented", remaining, apply: "write", flag };
-  });
+  };
+  // The stop hook runs this after every response, and mostly nothing changes (no flag, or one that
+  // is not turn-scoped): a flag is only ever replaced whole by a rename, so one read without the
+  // lock sees one version, and only a change takes the lock and reads again under it
+  // (references/prose.md#locking).
+  const read = readProseFlag(opts);
+  if (read.state !== "invalid" && read.state !== "unsafe") {
+    const change = decide(read);
+    if (change.apply === "keep") return { ok: true, result: change.result };
+  }
+  return update(opts, decide);
 }
 
 /** Outcome of {@linkcode consumeTurn}. */

@@ -213,3 +213,22 @@ Deno.test("consumeTurn names the flag and what to check when it refuses", () => 
   });
   assert.deepEqual(consume({ root: r }), { ok: false, result: "refused", reason: "bad-json" });
 });
+
+Deno.test("consume answers without the lock when nothing changes: a held lock does not block it", () => {
+  const r = root();
+  const config = defaultConfig();
+  activate({ ttl: { unit: "block" } }, { root: r, now: NOW, config });
+  const before = readFileSync(join(r, "prose", ".active"));
+  // A lock of a live process (this one): a transition taking it would wait, then break it once it
+  // is 2 s old; a consume with nothing to change never touches it.
+  const lock = join(r, "prose", ".lock");
+  writeFileSync(lock, `${Deno.pid} feedfacecafebeef\n`, { mode: 0o600 });
+  assert.deepEqual(consume({ root: r, now: NOW }), { ok: true, result: "not-turn-scoped" });
+  assert.deepEqual(readFileSync(join(r, "prose", ".active")), before);
+  assert.equal(readFileSync(lock, "utf8"), `${Deno.pid} feedfacecafebeef\n`);
+  Deno.removeSync(lock);
+  assert.equal(deactivate({ root: r }).result, "cleared");
+  writeFileSync(lock, `${Deno.pid} feedfacecafebeef\n`, { mode: 0o600 });
+  assert.deepEqual(consume({ root: r, now: NOW }), { ok: true, result: "inactive" });
+  assert.equal(readFileSync(lock, "utf8"), `${Deno.pid} feedfacecafebeef\n`);
+});
