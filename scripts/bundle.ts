@@ -2,12 +2,64 @@
  * `deno task bundle`: one self-contained `dist/<tool>.js` per tool (works offline once the npm
  * packages are installed; `deno bundle` fetches its esbuild from the npm registry on first use).
  *
+ * Each bundle is minified, then rewritten so that the functions its training runs call are
+ * compiled with the script and land in Deno's code cache (`scripts/_eager.ts`,
+ * `references/startup.md#eager-functions`). The rewrite is checked: the rewritten bundle runs the
+ * training steps again in a fresh fixture and must exit and print exactly as the plain one did.
+ * `--no-eager` leaves the minified bundles as esbuild wrote them.
+ *
  * Run a bundle with `deno run -A dist/<tool>.js …`.
  */
-import { mkdirSync } from "node:fs";
-import { run, TOOLS } from "./tools.ts";
+import { calledFunctions, eagerCompile, type ScriptCoverage } from "./_eager.ts";
+import { type StepOutcome, train } from "./_training.ts";
+import { run, type Tool, TOOLS } from "./tools.ts";
+import { writeFileAtomic } from "../lib/_fs/write.ts";
 
-mkdirSync("dist", { recursive: true });
+/** The coverage documents `deno run --coverage=dir` wrote for `script`. */
+function coverageOf(dir: string, script: string): ScriptCoverage[] {
+  const url = new URL(`file://${script}`).href;
+  const out: ScriptCoverage[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const doc = JSON.parse(Deno.readTextFileSync(`${dir}/${entry.name}`)) as ScriptCoverage;
+    if (doc.url === url) out.push(doc);
+  }
+  return out;
+}
+
+function same(a: StepOutcome[], b: StepOutcome[]): string | undefined {
+  for (let i = 0; i < a.length; i++) {
+    if (a[i].code !== b[i]?.code || a[i].stdout !== b[i]?.stdout) {
+      return `${a[i].args.join(" ")}: exit ${a[i].code} → ${b[i]?.code}\n` +
+        `--- plain\n${a[i].stdout}--- eager\n${b[i]?.stdout}`;
+    }
+  }
+  return undefined;
+}
+
+/** Rewrite `dist/<tool>.js` for eager compilation of what its training runs call. */
+async function makeEager(tool: Tool): Promise<string> {
+  const script = Deno.realPathSync(`dist/${tool}.js`);
+  const covDir = Deno.makeTempDirSync({ prefix: "ctxkit-coverage-" });
+  try {
+    const plain = await train(tool, script, [`--coverage=${covDir}`]);
+    const failed = plain.find((s) => s.code !== 0);
+    if (failed) throw new Error(`training run ${failed.args.join(" ")} exited ${failed.code}`);
+    const source = Deno.readTextFileSync(script);
+    const result = eagerCompile(source, calledFunctions(coverageOf(covDir, script), source.length));
+    writeFileAtomic(script, result.source, { mode: 0o644 });
+    const mismatch = same(plain, await train(tool, script));
+    if (mismatch !== undefined) {
+      writeFileAtomic(script, source, { mode: 0o644 });
+      throw new Error(`the eager ${tool} bundle behaves differently:\n${mismatch}`);
+    }
+    return `${result.wrapped} wrapped, ${result.hoisted} hoisted`;
+  } finally {
+    Deno.removeSync(covDir, { recursive: true });
+  }
+}
+
+const eager = !Deno.args.includes("--no-eager");
+Deno.mkdirSync("dist", { recursive: true });
 for (const tool of TOOLS) {
   run([
     Deno.execPath(),
@@ -15,11 +67,20 @@ for (const tool of TOOLS) {
     "--quiet",
     "--platform",
     "deno",
-    // Minified: start-up parses the whole file (references/startup.md#bundles).
+    // Minified: a bundle with no code cache yet is parsed whole (references/startup.md#bundles).
     "--minify",
     "-o",
     `dist/${tool}.js`,
     `bin/${tool}.ts`,
   ]);
-  console.log(`dist/${tool}.js`);
+  if (!eager) {
+    console.log(`dist/${tool}.js`);
+    continue;
+  }
+  try {
+    console.log(`dist/${tool}.js (eager: ${await makeEager(tool)})`);
+  } catch (e) {
+    console.error(`❌ ${e instanceof Error ? e.message : String(e)}`);
+    Deno.exit(1);
+  }
 }
