@@ -56,6 +56,22 @@ export function calledFunctions(coverage: ScriptCoverage[], length: number): Fun
   return [...seen.values()];
 }
 
+/**
+ * The ranges of every function V8 listed in `coverage` (called or not), the script itself left
+ * out: for a module whose functions should all compile with it (a vendored build).
+ */
+export function listedFunctions(coverage: ScriptCoverage[], length: number): FunctionRange[] {
+  const seen = new Map<string, FunctionRange>();
+  for (const script of coverage) {
+    for (const f of script.functions) {
+      const r = f.ranges[0];
+      if (r === undefined || (r.startOffset === 0 && r.endOffset >= length)) continue;
+      seen.set(`${r.startOffset}:${r.endOffset}`, { start: r.startOffset, end: r.endOffset });
+    }
+  }
+  return [...seen.values()];
+}
+
 /** One significant token's kind, enough to tell a regular expression from a division. */
 type TokenKind = "word" | "punct" | "literal" | "close";
 
