@@ -171,7 +171,14 @@ export function parseConfigText(text: string, path: string): ConfigResult {
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
   if (body.trim() === "") return { ok: true, config: defaultConfig() };
   const errors: ParseError[] = [];
-  const value: unknown = parse(body, errors, { allowTrailingComma: true, disallowComments: false });
+  let value: unknown;
+  try {
+    // Most configs are plain JSON, which the runtime parses faster and to the same value; only
+    // JSONC (comments, trailing commas) and broken text go to jsonc-parser, which names the spot.
+    value = JSON.parse(body);
+  } catch {
+    value = parse(body, errors, { allowTrailingComma: true, disallowComments: false });
+  }
   if (errors.length > 0) {
     const e = errors[0];
     return {

@@ -160,3 +160,13 @@ Deno.test("tokens are the matched text (the CLI prints them sanitized and clampe
 Deno.test("defaultConfig is exactly the config schema's parse of {}", () => {
   assert.deepEqual(defaultConfig(), ProseConfigSchema.parse({}));
 });
+
+Deno.test("parseConfigText: a __proto__ key is an unknown key, never the prototype of the config", () => {
+  for (const text of [
+    '{"__proto__": {"backend": {"url": "http://127.0.0.1:9"}}}',
+    '// JSONC\n{"__proto__": {"backend": {"url": "http://127.0.0.1:9"}},}',
+  ]) {
+    const r = parseConfigText(text, "/d/config.json");
+    assert.equal(r.ok, false, text);
+  }
+});
