@@ -162,10 +162,12 @@ Deno.test("defaultConfig is exactly the config schema's parse of {}", () => {
 });
 
 Deno.test("parseConfigText: a __proto__ key is an unknown key, never the prototype of the config", () => {
-  for (const text of [
-    '{"__proto__": {"backend": {"url": "http://127.0.0.1:9"}}}',
-    '// JSONC\n{"__proto__": {"backend": {"url": "http://127.0.0.1:9"}},}',
-  ]) {
+  for (
+    const text of [
+      '{"__proto__": {"backend": {"url": "http://127.0.0.1:9"}}}',
+      '// JSONC\n{"__proto__": {"backend": {"url": "http://127.0.0.1:9"}},}',
+    ]
+  ) {
     const r = parseConfigText(text, "/d/config.json");
     assert.equal(r.ok, false, text);
   }
