@@ -22,6 +22,8 @@
  * @module
  */
 
+import * as z from "../lib/_zod.ts";
+
 /** A function V8 reported: its source range, in UTF-16 code units. */
 export interface FunctionRange {
   start: number;
@@ -36,10 +38,34 @@ export interface EagerResult {
   left: number;
 }
 
+/** The V8 coverage document `deno run --coverage` writes, one per script (the fields used). */
+const ScriptCoverageSchema = z.deferred(() =>
+  z.looseObject({
+    url: z.string(),
+    functions: z.array(z.looseObject({
+      ranges: z.array(z.looseObject({
+        startOffset: z.number(),
+        endOffset: z.number(),
+        count: z.number(),
+      })),
+    })),
+  })
+);
+
 /** The V8 coverage document `deno run --coverage` writes, one per script. */
-export interface ScriptCoverage {
-  url: string;
-  functions: { ranges: { startOffset: number; endOffset: number; count: number }[] }[];
+export type ScriptCoverage = z.output<typeof ScriptCoverageSchema>;
+
+/** The coverage documents of `script` (an absolute path) that `deno run --coverage=dir` wrote. */
+export function readCoverage(dir: string, script: string): ScriptCoverage[] {
+  const url = new URL(`file://${script}`).href;
+  const out: ScriptCoverage[] = [];
+  for (const entry of Deno.readDirSync(dir)) {
+    const doc = ScriptCoverageSchema.parse(
+      JSON.parse(Deno.readTextFileSync(`${dir}/${entry.name}`)),
+    );
+    if (doc.url === url) out.push(doc);
+  }
+  return out;
 }
 
 /** The ranges of the functions that ran at least once in `coverage`, the script itself left out. */

@@ -10,21 +10,10 @@
  *
  * Run a bundle with `deno run -A dist/<tool>.js …`.
  */
-import { calledFunctions, eagerCompile, type ScriptCoverage } from "./_eager.ts";
+import { calledFunctions, eagerCompile, readCoverage } from "./_eager.ts";
 import { type StepOutcome, train } from "./_training.ts";
 import { run, type Tool, TOOLS } from "./tools.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
-
-/** The coverage documents `deno run --coverage=dir` wrote for `script`. */
-function coverageOf(dir: string, script: string): ScriptCoverage[] {
-  const url = new URL(`file://${script}`).href;
-  const out: ScriptCoverage[] = [];
-  for (const entry of Deno.readDirSync(dir)) {
-    const doc = JSON.parse(Deno.readTextFileSync(`${dir}/${entry.name}`)) as ScriptCoverage;
-    if (doc.url === url) out.push(doc);
-  }
-  return out;
-}
 
 function same(a: StepOutcome[], b: StepOutcome[]): string | undefined {
   for (let i = 0; i < a.length; i++) {
@@ -45,7 +34,10 @@ async function makeEager(tool: Tool): Promise<string> {
     const failed = plain.find((s) => s.code !== 0);
     if (failed) throw new Error(`training run ${failed.args.join(" ")} exited ${failed.code}`);
     const source = Deno.readTextFileSync(script);
-    const result = eagerCompile(source, calledFunctions(coverageOf(covDir, script), source.length));
+    const result = eagerCompile(
+      source,
+      calledFunctions(readCoverage(covDir, script), source.length),
+    );
     writeFileAtomic(script, result.source, { mode: 0o644 });
     const mismatch = same(plain, await train(tool, script));
     if (mismatch !== undefined) {

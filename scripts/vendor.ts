@@ -19,7 +19,7 @@
  * @module
  */
 
-import { eagerCompile, listedFunctions, type ScriptCoverage } from "./_eager.ts";
+import { eagerCompile, listedFunctions, readCoverage } from "./_eager.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
 import * as z from "../lib/_zod.ts";
 
@@ -126,12 +126,7 @@ function eagerAll(path: string, dir: string): string {
     stderr: "piped",
   }).outputSync();
   if (!r.success) throw new Error(new TextDecoder().decode(r.stderr));
-  const url = new URL(`file://${path}`).href;
-  const docs: ScriptCoverage[] = [];
-  for (const entry of Deno.readDirSync(coverage)) {
-    const doc = JSON.parse(Deno.readTextFileSync(`${coverage}/${entry.name}`)) as ScriptCoverage;
-    if (doc.url === url) docs.push(doc);
-  }
+  const docs = readCoverage(coverage, path);
   return eagerCompile(source, listedFunctions(docs, source.length)).source;
 }
 

@@ -14,7 +14,7 @@ import {
   isSymlink,
   physicalPath,
 } from "../../_fs/inspect.ts";
-import { readRegular } from "../../_fs/read.ts";
+import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
 import { createFileExclusive, fsyncDirectory, fsyncFile, type Written } from "../../_fs/write.ts";
 import { UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
@@ -156,11 +156,18 @@ function gitignoreUpdate(path: string): { content: Uint8Array; mode: number } | 
 
 /**
  * Append `.claude/reports/` to `root/.gitignore` once. A concurrent snapshot may create the file
- * between our look and our exclusive create: then read it again and update it like any existing one.
+ * between our look and our exclusive create, or replace it between our look and our read: then
+ * read it again and update it like any existing one (it most likely holds the line by then).
  */
 function appendIgnoreLine(path: string): void {
-  for (let attempt = 0; attempt < 3; attempt++) {
-    const update = gitignoreUpdate(path);
+  for (let attempt = 0; attempt < 10; attempt++) {
+    let update: ReturnType<typeof gitignoreUpdate>;
+    try {
+      update = gitignoreUpdate(path);
+    } catch (e) {
+      if (e instanceof ReadRefusedError && e.refusal === "changed") continue;
+      throw e;
+    }
     if (update === undefined) return;
     if (existsNoFollow(path)) {
       replaceFile(path, update.content, { mode: update.mode, exactMode: true });
