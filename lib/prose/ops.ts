@@ -253,42 +253,54 @@ export function deactivate(opts: ProseOptions = {}): OpResult {
   });
 }
 
-/** What a compare-first update does to the flag it read: keep it, clear it, or write a new one. */
+/**
+ * What a compare-first update does to the flag it read: keep it, clear it, write a new one, or
+ * hand over to another operation (`then`, run only under the lock). Deciding has no side effects,
+ * so a decision can be taken on a read without the lock and dropped.
+ */
 type Change =
-  & { result: OpResultWord; remaining?: number }
-  & (
-    | { apply: "keep" }
-    | { apply: "clear" }
-    | { apply: "write"; flag: ProseFlag }
-  );
+  | (
+    & { result: OpResultWord; remaining?: number }
+    & ({ apply: "keep" } | { apply: "clear" } | { apply: "write"; flag: ProseFlag })
+  )
+  | { apply: "then"; then: () => OpResult };
 
 /**
- * The one read-modify-write path: under the flag's lock, read the flag, refuse an invalid or unsafe
- * one, let `decide` pick the change (or finish the operation itself), and apply it compare-first,
- * so a change by a writer that does not take the lock still ends in `conflict`, never in a lost
- * update.
+ * The one read-modify-write path. First one read without the lock: when `decide` keeps the flag
+ * as it is, that is the answer, as it is for any reader (a flag is only ever replaced whole by a
+ * rename, so one read sees one version), and nothing waits for or writes a lock — the `Stop` hook's
+ * `consume` and most `block-end`s. Any change runs under the flag's lock: read again, refuse an
+ * invalid or unsafe flag, decide again and apply the change compare-first, so a change by a writer
+ * that does not take the lock still ends in `conflict`, never in a lost update.
  */
-function update(opts: ProseOptions, decide: (read: FlagRead) => Change | OpResult): OpResult {
+function update(opts: ProseOptions, decide: (read: FlagRead) => Change): OpResult {
+  const first = readProseFlag(opts);
+  if (first.state !== "invalid" && first.state !== "unsafe") {
+    const change = decide(first);
+    if (change.apply === "keep") return outcome(change);
+  }
   return locked(opts, () => readModifyWrite(opts, decide));
 }
 
-function readModifyWrite(
-  opts: ProseOptions,
-  decide: (read: FlagRead) => Change | OpResult,
-): OpResult {
+/** The result of a change that was applied (or needed nothing). */
+function outcome(change: { result: OpResultWord; remaining?: number }): OpResult {
+  const done: OpResult = { ok: true, result: change.result };
+  if (change.remaining !== undefined) done.remaining = change.remaining;
+  return done;
+}
+
+function readModifyWrite(opts: ProseOptions, decide: (read: FlagRead) => Change): OpResult {
   const read = readProseFlag(opts);
   if (read.state === "invalid" || read.state === "unsafe") {
     return refused(read.reason ?? "io-error");
   }
   const change = decide(read);
-  if (!("apply" in change)) return change;
-  const done: OpResult = { ok: true, result: change.result };
-  if (change.remaining !== undefined) done.remaining = change.remaining;
-  if (change.apply === "keep") return done;
+  if (change.apply === "then") return change.then();
+  if (change.apply === "keep") return outcome(change);
   const written = change.apply === "clear"
     ? clearProseFlag({ ...opts, expect: read.raw })
     : writeProseFlag(change.flag, { ...opts, expect: read.raw });
-  return written.ok ? done : failed(written);
+  return written.ok ? outcome(change) : failed(written);
 }
 
 /**
@@ -304,12 +316,17 @@ export function setLevel(level: ProseLevel, opts: OpOptions = {}): OpResult {
   return update({ ...opts, now }, (read) => {
     if (read.state !== "active" || read.flag === null) {
       if (level === "off") return { result: "unchanged", apply: "keep" };
-      let config = opts.config;
-      if (config === undefined) {
-        const loaded = loadConfig(opts);
-        config = loaded.ok ? loaded.config : defaultConfig();
-      }
-      return activate({ level, source: "manual" }, { ...opts, now, config });
+      return {
+        apply: "then",
+        then: () => {
+          let config = opts.config;
+          if (config === undefined) {
+            const loaded = loadConfig(opts);
+            config = loaded.ok ? loaded.config : defaultConfig();
+          }
+          return activate({ level, source: "manual" }, { ...opts, now, config });
+        },
+      };
     }
     if (read.flag.level === level) return { result: "unchanged", apply: "keep" };
     return { result: "changed", apply: "write", flag: { ...read.flag, level } };
@@ -320,7 +337,7 @@ export function setLevel(level: ProseLevel, opts: OpOptions = {}): OpResult {
  * `consume`: count one response against a `turn` flag; clear it when it reaches 0 or has expired.
  */
 export function consume(opts: ProseOptions = {}): OpResult {
-  const decide = (read: FlagRead): Change => {
+  return update(opts, (read) => {
     if (read.state === "absent" || read.flag === null) return { result: "inactive", apply: "keep" };
     if (read.state === "expired") return { result: "expired-cleared", apply: "clear" };
     if (read.flag.ttl.unit !== "turn") return { result: "not-turn-scoped", apply: "keep" };
@@ -328,17 +345,7 @@ export function consume(opts: ProseOptions = {}): OpResult {
     if (remaining <= 0) return { result: "cleared", remaining: 0, apply: "clear" };
     const flag: ProseFlag = { ...read.flag, ttl: { unit: "turn", value: remaining } };
     return { result: "decremented", remaining, apply: "write", flag };
-  };
-  // The stop hook runs this after every response, and mostly nothing changes (no flag, or one that
-  // is not turn-scoped): a flag is only ever replaced whole by a rename, so one read without the
-  // lock sees one version, and only a change takes the lock and reads again under it
-  // (references/prose.md#locking).
-  const read = readProseFlag(opts);
-  if (read.state !== "invalid" && read.state !== "unsafe") {
-    const change = decide(read);
-    if (change.apply === "keep") return { ok: true, result: change.result };
-  }
-  return update(opts, decide);
+  });
 }
 
 /** Outcome of {@linkcode consumeTurn}. */

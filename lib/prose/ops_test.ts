@@ -214,7 +214,7 @@ Deno.test("consumeTurn names the flag and what to check when it refuses", () => 
   assert.deepEqual(consume({ root: r }), { ok: false, result: "refused", reason: "bad-json" });
 });
 
-Deno.test("consume answers without the lock when nothing changes: a held lock does not block it", () => {
+Deno.test("compare-first transitions answer without the lock when nothing changes: a held lock does not block them", () => {
   const r = root();
   const config = defaultConfig();
   activate({ ttl: { unit: "block" } }, { root: r, now: NOW, config });
@@ -224,6 +224,8 @@ Deno.test("consume answers without the lock when nothing changes: a held lock do
   const lock = join(r, "prose", ".lock");
   writeFileSync(lock, `${Deno.pid} feedfacecafebeef\n`, { mode: 0o600 });
   assert.deepEqual(consume({ root: r, now: NOW }), { ok: true, result: "not-turn-scoped" });
+  assert.deepEqual(endSession({ root: r, now: NOW }), { ok: true, result: "kept" });
+  assert.deepEqual(setLevel("full", { root: r, now: NOW }), { ok: true, result: "unchanged" });
   assert.deepEqual(readFileSync(join(r, "prose", ".active")), before);
   assert.equal(readFileSync(lock, "utf8"), `${Deno.pid} feedfacecafebeef\n`);
   Deno.removeSync(lock);
