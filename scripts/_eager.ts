@@ -68,30 +68,22 @@ export function readCoverage(dir: string, script: string): ScriptCoverage[] {
   return out;
 }
 
-/** The ranges of the functions that ran at least once in `coverage`, the script itself left out. */
-export function calledFunctions(coverage: ScriptCoverage[], length: number): FunctionRange[] {
-  const seen = new Map<string, FunctionRange>();
-  for (const script of coverage) {
-    for (const f of script.functions) {
-      const r = f.ranges[0];
-      if (r === undefined || r.count === 0) continue;
-      if (r.startOffset === 0 && r.endOffset >= length) continue;
-      seen.set(`${r.startOffset}:${r.endOffset}`, { start: r.startOffset, end: r.endOffset });
-    }
-  }
-  return [...seen.values()];
-}
-
 /**
- * The ranges of every function V8 listed in `coverage` (called or not), the script itself left
- * out: for a module whose functions should all compile with it (a vendored build).
+ * The ranges of the functions in `coverage` that ran at least once — or, with `uncalled`, of every
+ * function V8 listed (for a module whose functions should all compile with it: a vendored build) —
+ * once each, the script itself left out.
  */
-export function listedFunctions(coverage: ScriptCoverage[], length: number): FunctionRange[] {
+export function calledFunctions(
+  coverage: ScriptCoverage[],
+  length: number,
+  options: { uncalled?: boolean } = {},
+): FunctionRange[] {
   const seen = new Map<string, FunctionRange>();
   for (const script of coverage) {
     for (const f of script.functions) {
       const r = f.ranges[0];
-      if (r === undefined || (r.startOffset === 0 && r.endOffset >= length)) continue;
+      if (r === undefined || (r.count === 0 && !options.uncalled)) continue;
+      if (r.startOffset === 0 && r.endOffset >= length) continue;
       seen.set(`${r.startOffset}:${r.endOffset}`, { start: r.startOffset, end: r.endOffset });
     }
   }

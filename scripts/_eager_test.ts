@@ -75,7 +75,7 @@ Deno.test("eagerCompile refuses what it cannot lex rather than guessing", () => 
   assert.throws(() => eagerCompile("function f(){", []), /cannot lex|unclosed/);
 });
 
-Deno.test("calledFunctions: the ranges that ran, once each, without the script itself", () => {
+Deno.test("calledFunctions: the ranges that ran (or all listed), once each, without the script itself", () => {
   const fn = (startOffset: number, endOffset: number, count: number) => ({
     ranges: [{ startOffset, endOffset, count }],
   });
@@ -84,4 +84,9 @@ Deno.test("calledFunctions: the ranges that ran, once each, without the script i
     { url: "file:///x.js", functions: [fn(5, 20, 1), fn(50, 60, 1)] },
   ];
   assert.deepEqual(calledFunctions(cov, 100), [{ start: 5, end: 20 }, { start: 50, end: 60 }]);
+  assert.deepEqual(calledFunctions(cov, 100, { uncalled: true }), [
+    { start: 5, end: 20 },
+    { start: 30, end: 40 },
+    { start: 50, end: 60 },
+  ]);
 });

@@ -8,7 +8,7 @@
  * @module
  */
 
-import type { Tool } from "./tools.ts";
+import { runChecked, type Tool } from "./tools.ts";
 
 /** One command of a training run. */
 export interface TrainingStep {
@@ -54,12 +54,6 @@ export interface Fixture {
   hook: string;
 }
 
-function must(cmd: string[], cwd: string, env: Record<string, string>): void {
-  const r = new Deno.Command(cmd[0], { args: cmd.slice(1), cwd, env, clearEnv: true })
-    .outputSync();
-  if (!r.success) throw new Error(`${cmd.join(" ")}: ${new TextDecoder().decode(r.stderr)}`);
-}
-
 /** Build a fresh fixture under a new temp dir. */
 export function makeFixture(): Fixture {
   const base = Deno.realPathSync(Deno.makeTempDirSync({ prefix: "ctxkit-training-" }));
@@ -94,9 +88,9 @@ export function makeFixture(): Fixture {
   };
   const denoDir = Deno.env.get("DENO_DIR");
   if (denoDir) env.DENO_DIR = denoDir;
-  must(["git", "init", "-q"], proj, env);
-  must(["git", "add", "-A"], proj, env);
-  must(["git", "commit", "-qm", "init"], proj, env);
+  for (const args of [["init", "-q"], ["add", "-A"], ["commit", "-qm", "init"]]) {
+    runChecked(["git", ...args], { cwd: proj, env });
+  }
   const hook = JSON.stringify({
     session_id: "training",
     transcript_path: `${base}/transcript.jsonl`,

@@ -41,3 +41,22 @@ export function run(cmd: string[], options: RunCommandOptions = {}): void {
     Deno.exit(result.code || 1);
   }
 }
+
+/** Run a command quietly and return its stdout; throw with its stderr when it fails. */
+export function runChecked(
+  cmd: string[],
+  options: { cwd?: string; env?: Record<string, string> } = {},
+): string {
+  const result = new Deno.Command(cmd[0], {
+    args: cmd.slice(1),
+    cwd: options.cwd,
+    env: options.env,
+    clearEnv: options.env !== undefined,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (!result.success) {
+    throw new Error(`${cmd.join(" ")}: ${new TextDecoder().decode(result.stderr).trimEnd()}`);
+  }
+  return new TextDecoder().decode(result.stdout);
+}

@@ -19,7 +19,8 @@
  * @module
  */
 
-import { eagerCompile, listedFunctions, readCoverage } from "./_eager.ts";
+import { calledFunctions, eagerCompile, readCoverage } from "./_eager.ts";
+import { runChecked } from "./tools.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
 import * as z from "../lib/_zod.ts";
 
@@ -119,15 +120,11 @@ function licenceOf(pkg: string): string {
 function eagerAll(path: string, dir: string): string {
   const source = Deno.readTextFileSync(path);
   const coverage = `${dir}/coverage`;
-  const r = new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-config", `--coverage=${coverage}`, path],
+  runChecked([Deno.execPath(), "run", "--no-config", `--coverage=${coverage}`, path], {
     cwd: REPO,
-    stdout: "piped",
-    stderr: "piped",
-  }).outputSync();
-  if (!r.success) throw new Error(new TextDecoder().decode(r.stderr));
-  const docs = readCoverage(coverage, path);
-  return eagerCompile(source, listedFunctions(docs, source.length)).source;
+  });
+  const all = calledFunctions(readCoverage(coverage, path), source.length, { uncalled: true });
+  return eagerCompile(source, all).source;
 }
 
 /** A fresh build of `build`'s bytes. */
@@ -137,13 +134,10 @@ export function buildVendored(build: VendoredBuild): string {
     const entry = `${dir}/entry.ts`;
     Deno.writeTextFileSync(entry, build.entry);
     const out = `${dir}/out.js`;
-    const r = new Deno.Command(Deno.execPath(), {
-      args: ["bundle", "--quiet", "--platform", "deno", "--minify", "-o", out, entry],
-      cwd: REPO,
-      stdout: "piped",
-      stderr: "piped",
-    }).outputSync();
-    if (!r.success) throw new Error(new TextDecoder().decode(r.stderr));
+    runChecked(
+      [Deno.execPath(), "bundle", "--quiet", "--platform", "deno", "--minify", "-o", out, entry],
+      { cwd: REPO },
+    );
     const code = eagerAll(out, dir);
     const licence = `${build.pkg}.LICENSE`;
     const header =
