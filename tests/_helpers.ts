@@ -692,3 +692,17 @@ export function runToolAsUser(tool: Tool, args: string[], options: RunOptions = 
     options,
   );
 }
+
+/**
+ * The specifiers Deno holds a V8 code cache for in the Deno dir `denoDir`
+ * (`references/startup.md#code-cache`); `node:sqlite` is loaded only here.
+ */
+export async function codeCachedScripts(denoDir: string): Promise<string[]> {
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(join(denoDir, "v8_code_cache_v2"), { readOnly: true });
+  try {
+    return db.prepare("SELECT specifier FROM codecache").all().map((r) => String(r.specifier));
+  } finally {
+    db.close();
+  }
+}

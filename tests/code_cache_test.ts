@@ -5,9 +5,8 @@
  * the whole parse (≈ 3.5 ms for the prose bundle).
  */
 import assert from "node:assert/strict";
-import { DatabaseSync } from "node:sqlite";
 import { join } from "node:path";
-import { makeTempDir, REPO, runTool, TARGET, type Tool } from "./_helpers.ts";
+import { codeCachedScripts, makeTempDir, REPO, runTool, TARGET, type Tool } from "./_helpers.ts";
 
 const CASES: { tool: Tool; args: (dir: string) => string[] }[] = [
   { tool: "context-scan", args: (dir) => ["--root", dir] },
@@ -16,22 +15,12 @@ const CASES: { tool: Tool; args: (dir: string) => string[] }[] = [
   { tool: "prose", args: () => ["status"] },
 ];
 
-/** The specifiers Deno holds a code cache for in `denoDir`. */
-function cachedScripts(denoDir: string): string[] {
-  const db = new DatabaseSync(join(denoDir, "v8_code_cache_v2"), { readOnly: true });
-  try {
-    return db.prepare("SELECT specifier FROM codecache").all().map((r) => String(r.specifier));
-  } finally {
-    db.close();
-  }
-}
-
 for (const { tool, args } of CASES) {
   Deno.test({
     name: `${tool}: one run stores the code cache of its script`,
     // A compiled binary carries its code in the executable; there is no cache to store.
     ignore: TARGET === "binary",
-    fn() {
+    async fn() {
       const dir = makeTempDir("ctxkit-code-cache-");
       const denoDir = join(dir, "deno");
       const r = runTool(tool, args(dir), {
@@ -42,7 +31,7 @@ for (const { tool, args } of CASES) {
       const script = TARGET === "bundle"
         ? `file://${REPO}/dist/${tool}.js`
         : `file://${REPO}/bin/${tool}.ts`;
-      assert.ok(cachedScripts(denoDir).includes(script), `no code cache for ${script}`);
+      assert.ok((await codeCachedScripts(denoDir)).includes(script), `no code cache for ${script}`);
     },
   });
 }
