@@ -4,7 +4,9 @@
  * @module
  */
 
+import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
+import { UsageError } from "../errors.ts";
 import type { GuardRoots } from "./roots.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
@@ -28,4 +30,14 @@ export function makeRunDir(
   mkdirSync(`${dir}/orig`, { recursive: true });
   if (manifest !== undefined) writeFileSync(`${dir}/manifest.json`, JSON.stringify(manifest));
   return dir;
+}
+
+/** Assert that `fn` throws a {@linkcode UsageError} (exit 2) with exactly `message`. */
+export function assertUsage(fn: () => unknown, message: string): void {
+  assert.throws(fn, (e: unknown) => {
+    assert.ok(e instanceof UsageError, String(e));
+    assert.equal(e.exitCode, 2);
+    assert.equal(e.message, message);
+    return true;
+  });
 }

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { assertUsage } from "./_test_utils.ts";
 
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
@@ -19,13 +20,7 @@ const SPEC: OptionSpec = {
   tokens: true,
 };
 
-const usage = (fn: () => unknown, message: string) =>
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof UsageError, String(e));
-    assert.equal(e.exitCode, 2);
-    assert.equal(e.message, message);
-    return true;
-  });
+const usage = assertUsage;
 
 Deno.test("parseGuardArgs: options and operands mix; a value option takes the next argument verbatim", () => {
   const p = parseGuardArgs(

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { assertUsage } from "./_test_utils.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
@@ -6,13 +7,7 @@ import { parseGuardArgs } from "./cli_shared.ts";
 import { CONTEXT_GUARD_OPTIONS, contextGuardMain, splitSelector } from "./context_guard_cli.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
-const usage = (fn: () => unknown, message: string) =>
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof UsageError, String(e));
-    assert.equal(e.exitCode, 2);
-    assert.equal(e.message, message);
-    return true;
-  });
+const usage = assertUsage;
 
 Deno.test("state options: last wins, values verbatim (even empty or dash-led), errors", () => {
   const spec = CONTEXT_GUARD_OPTIONS.state;
