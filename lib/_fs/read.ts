@@ -123,22 +123,39 @@ export function readHead(
   }
 }
 
+/**
+ * Read an open file from its position in chunks of at most `chunkBytes` (one buffer, reused, no
+ * larger than the file and one byte: a 1 KB file never costs a 1 MiB buffer), handing each to
+ * `onChunk` until it returns true or the file ends.
+ */
+export function streamFile(
+  file: Deno.FsFile,
+  sizeHint: number,
+  chunkBytes: number,
+  onChunk: (chunk: Uint8Array) => boolean,
+): void {
+  const buf = new Uint8Array(Math.max(1, Math.min(chunkBytes, sizeHint + 1)));
+  for (;;) {
+    const n = file.readSync(buf);
+    if (n === null || n === 0) return;
+    if (onChunk(buf.subarray(0, n))) return;
+  }
+}
+
 /** SHA-256 (lowercase hex) and size of the regular file at `path`, read in chunks. */
 export function hashFile(
   path: string,
   options: Omit<OpenRegularOptions, "maxBytes"> = {},
 ): { sha256: string; size: number } {
-  const { file } = openRegular(path, options);
+  const { file, info } = openRegular(path, options);
   try {
     const hash = new Sha256();
-    const buf = new Uint8Array(CHUNK_BYTES);
     let size = 0;
-    for (;;) {
-      const n = file.readSync(buf);
-      if (n === null || n === 0) break;
-      hash.update(buf.subarray(0, n));
-      size += n;
-    }
+    streamFile(file, info.size, CHUNK_BYTES, (chunk) => {
+      hash.update(chunk);
+      size += chunk.length;
+      return false;
+    });
     return { sha256: hash.hex(), size };
   } finally {
     file.close();

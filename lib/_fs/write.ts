@@ -9,7 +9,7 @@
 
 import { errorCode } from "./errors.ts";
 import { processGone } from "./inspect.ts";
-import { CHUNK_BYTES, openRegular } from "./read.ts";
+import { CHUNK_BYTES, openRegular, streamFile } from "./read.ts";
 import { Sha256 } from "./sha256.ts";
 import { faultPoint } from "../faults.ts";
 import { randomHex } from "../random.ts";
@@ -43,18 +43,15 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
     writeAll(file, content);
     return { size: content.length, sha256: hash.update(content).hex() };
   }
-  const src = openRegular(content.copyFrom).file;
+  const { file: src, info } = openRegular(content.copyFrom);
   try {
-    const buf = new Uint8Array(CHUNK_BYTES);
     let size = 0;
-    for (;;) {
-      const n = src.readSync(buf);
-      if (n === null || n === 0) break;
-      const chunk = buf.subarray(0, n);
+    streamFile(src, info.size, CHUNK_BYTES, (chunk) => {
       writeAll(file, chunk);
       hash.update(chunk);
-      size += n;
-    }
+      size += chunk.length;
+      return false;
+    });
     return { size, sha256: hash.hex() };
   } finally {
     src.close();

@@ -13,7 +13,13 @@
 
 import { isSandboxRefusal, osReason, rethrowPermission } from "../_fs/errors.ts";
 import { existsNoFollow } from "../_fs/inspect.ts";
-import { CHUNK_BYTES, openRegular, type ReadRefusal, ReadRefusedError } from "../_fs/read.ts";
+import {
+  CHUNK_BYTES,
+  openRegular,
+  type ReadRefusal,
+  ReadRefusedError,
+  streamFile,
+} from "../_fs/read.ts";
 import type { LineScanner } from "./measure.ts";
 
 /** A `stat` result (links followed), or the error that prevented it. */
@@ -129,23 +135,5 @@ export function scanFile<R>(
     }
   } catch (e) {
     return { ok: false, reason: reasonOf(e) };
-  }
-}
-
-/**
- * Read an open file from its position in chunks of at most `chunkBytes` (one buffer, reused),
- * handing each to `onChunk` until it returns true or the file ends.
- */
-export function streamFile(
-  file: Deno.FsFile,
-  sizeHint: number,
-  chunkBytes: number,
-  onChunk: (chunk: Uint8Array) => boolean,
-): void {
-  const buf = new Uint8Array(Math.max(1, Math.min(chunkBytes, sizeHint + 1)));
-  for (;;) {
-    const n = file.readSync(buf);
-    if (n === null || n === 0) return;
-    if (onChunk(buf.subarray(0, n))) return;
   }
 }
