@@ -281,11 +281,7 @@ export function stageSnapshot(
       makeRunDirs(dir, runDir);
       for (let d = dir; d.length > runDir.length; d = dirname(d)) dirs.add(d);
     }
-    const content = { copyFrom: t.abs };
-    const written = existsNoFollow(copy)
-      ? replaceFile(copy, content, { mode: 0o600, exactMode: true })
-      : createFileExclusive(copy, content, 0o600, true, false);
-    records.get(t.rel)!.written = written;
+    records.get(t.rel)!.written = writeCopy(copy, { copyFrom: t.abs });
     copies.push(copy);
   }
   for (const copy of copies) fsyncFile(copy);
@@ -295,6 +291,20 @@ export function stageSnapshot(
   for (const t of targets) reporter.out(text`  ${t.rel}`);
   reporter.out(text`RUN_DIR: ${runDir}`);
   return { root, runDir, targets, records };
+}
+
+/**
+ * Create the copy exclusively (not synced: the caller syncs the batch); a repeated argument finds
+ * its earlier copy there and replaces it atomically. Creating first spares a look for a file that
+ * is almost never there.
+ */
+function writeCopy(copy: string, content: { copyFrom: string }): Written {
+  try {
+    return createFileExclusive(copy, content, 0o600, true, false);
+  } catch (e) {
+    if (errorCode(e) !== "EEXIST") throw e;
+    return replaceFile(copy, content, { mode: 0o600, exactMode: true });
+  }
 }
 
 /** The one-entry link map that lets `resolvePhysical` accept the link `f` (see `allowLinks`). */
