@@ -207,9 +207,7 @@ export function writeFileAtomic(
   content: Content,
   options: AtomicWriteOptions = {},
 ): Written {
-  const pending = prepareFileAtomic(path, content, options);
-  if (options.syncFile !== false) pending.sync();
-  return pending.commit();
+  return writeTemp(path, content, options, options.syncFile !== false).commit();
 }
 
 /**
@@ -240,6 +238,20 @@ export function prepareFileAtomic(
   content: Content,
   options: AtomicWriteOptions = {},
 ): PendingWrite {
+  return writeTemp(path, content, options, false);
+}
+
+/**
+ * Both halves' shared part: the temp file written and, with `syncNow` (a single write, not a
+ * batch), synced on the descriptor that wrote it before it is closed — a batch closes each file
+ * at once (thousands stay within the descriptor limit) and syncs it later by path.
+ */
+function writeTemp(
+  path: string,
+  content: Content,
+  options: AtomicWriteOptions,
+  syncNow: boolean,
+): PendingWrite {
   const { mode = 0o600, exactMode = false, syncDirectory = true } = options;
   refuseDestination(path);
   const dir = dirOf(path);
@@ -249,6 +261,7 @@ export function prepareFileAtomic(
   try {
     if (exactMode) Deno.chmodSync(temp, mode);
     written = writeContent(file, content);
+    if (syncNow) file.syncSync();
   } catch (e) {
     file.close();
     removeQuietly(temp);
@@ -259,7 +272,9 @@ export function prepareFileAtomic(
   return {
     path,
     written,
-    sync: () => fsyncFile(temp),
+    sync: () => {
+      if (!syncNow) fsyncFile(temp);
+    },
     abort: () => {
       if (!done.value) removeQuietly(temp);
       done.value = true;
