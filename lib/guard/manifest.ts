@@ -214,14 +214,20 @@ export function renderManifest(doc: ManifestDocument): string {
 }
 
 /**
- * The manifest at `path`, read without following a link, decoded as strict UTF-8 and parsed through
- * {@linkcode ManifestSchema}: the one place a manifest is read. Throws on any defect.
+ * The JSON value of the manifest at `path`, read without following a link (and refused above
+ * `maxBytes`) and decoded as strict UTF-8: the one place a manifest file is read. Throws on any
+ * defect; callers parse the value through {@linkcode ManifestSchema} or the run list's head schema.
  */
-function parseManifestFile(path: string): z.infer<typeof ManifestSchema> {
+export function readManifestJson(path: string, maxBytes?: number): unknown {
   const json = new TextDecoder("utf-8", { fatal: true }).decode(
-    readRegular(path, { follow: false }),
+    readRegular(path, { follow: false, maxBytes }),
   );
-  return ManifestSchema.parse(JSON.parse(json));
+  return JSON.parse(json);
+}
+
+/** The manifest at `path` parsed through {@linkcode ManifestSchema}. Throws on any defect. */
+function parseManifestFile(path: string): z.infer<typeof ManifestSchema> {
+  return ManifestSchema.parse(readManifestJson(path));
 }
 
 /**

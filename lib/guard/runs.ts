@@ -13,11 +13,10 @@
 
 import { isAbsent } from "../_fs/errors.ts";
 import { physicalPath } from "../_fs/inspect.ts";
-import { readRegular } from "../_fs/read.ts";
 import { compareUtf8 } from "../sort.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
-import { ManifestHeadSchema } from "./manifest.ts";
+import { ManifestHeadSchema, readManifestJson } from "./manifest.ts";
 import type { Reporter } from "./report.ts";
 import type { GuardRoots, Layer } from "./roots.ts";
 
@@ -113,11 +112,7 @@ function rawLayerOf(value: unknown): string {
 export function readRun(dir: string, name = dir.slice(dir.lastIndexOf("/") + 1)): Run {
   let value: unknown;
   try {
-    value = JSON.parse(
-      new TextDecoder("utf-8", { fatal: true }).decode(
-        readRegular(`${dir}/manifest.json`, { follow: false, maxBytes: 64 * 1024 * 1024 }),
-      ),
-    );
+    value = readManifestJson(`${dir}/manifest.json`, 64 * 1024 * 1024);
   } catch {
     return { name, dir, rawLayer: "?" };
   }
@@ -154,18 +149,34 @@ export function nextSeq(backups: string): number {
 }
 
 /**
- * True when two roots are the same directory: the same string, or the same physical path, resolved
- * now (never remembered: a directory made or a link re-pointed since must count).
+ * A test "is this the same directory as `root`": the same string, or the same physical path. Paths
+ * are resolved when the test is made and first asked (each one once, for one pass over the runs),
+ * never remembered beyond it: a directory made or a link re-pointed since must count.
  */
+export function sameRootAs(root: string): (other: string) => boolean {
+  let physical: string | undefined | null = null;
+  const seen = new Map<string, boolean>();
+  return (other) => {
+    if (other === root) return true;
+    let same = seen.get(other);
+    if (same === undefined) {
+      if (physical === null) physical = physicalPath(root);
+      same = physical !== undefined && physicalPath(other) === physical;
+      seen.set(other, same);
+    }
+    return same;
+  };
+}
+
+/** True when two roots are the same directory (see {@linkcode sameRootAs}). */
 export function sameRoot(a: string, b: string): boolean {
-  if (a === b) return true;
-  const x = physicalPath(a);
-  return x !== undefined && x === physicalPath(b);
+  return sameRootAs(a)(b);
 }
 
 /** The complete runs of `layer` whose root is `root`, newest first. */
 export function layerRuns(runs: readonly Run[], layer: Layer, root: string): Run[] {
-  return runs.filter((r) => r.head?.layer === layer && sameRoot(r.head.root, root));
+  const isRoot = sameRootAs(root);
+  return runs.filter((r) => r.head?.layer === layer && isRoot(r.head.root));
 }
 
 /**
@@ -173,12 +184,13 @@ export function layerRuns(runs: readonly Run[], layer: Layer, root: string): Run
  * taken from `P` (or recording no project, as runs made before that was recorded).
  */
 export function invocationRuns(runs: readonly Run[], roots: GuardRoots): Run[] {
+  const isProject = sameRootAs(roots.project);
+  const isGlobal = sameRootAs(roots.global);
   return runs.filter((r) => {
     const h = r.head;
     if (h === undefined) return false;
-    if (h.layer === "project") return sameRoot(h.root, roots.project);
-    return sameRoot(h.root, roots.global) &&
-      (h.projectRoot === undefined || sameRoot(h.projectRoot, roots.project));
+    if (h.layer === "project") return isProject(h.root);
+    return isGlobal(h.root) && (h.projectRoot === undefined || isProject(h.projectRoot));
   });
 }
 

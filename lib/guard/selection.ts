@@ -21,7 +21,7 @@ import {
   readRuns,
   type Run,
   runGroups,
-  sameRoot,
+  sameRootAs,
   warnIncomplete,
 } from "./runs.ts";
 
@@ -166,10 +166,12 @@ export function chooseRunGroups(
 export function namesManifestFile(arg: string, roots: GuardRoots): boolean {
   const cwd = logicalCwd();
   const abs = normalizeLexical(arg, cwd);
+  const isProject = sameRootAs(roots.project);
+  const isGlobal = sameRootAs(roots.global);
   for (const run of readRuns(roots.backups)) {
     const h = run.head;
     if (h === undefined) continue;
-    if (!(sameRoot(h.root, roots.project) || sameRoot(h.root, roots.global))) continue;
+    if (!(isProject(h.root) || isGlobal(h.root))) continue;
     if (!isBelow(abs, h.root)) continue;
     const rel = abs.slice(h.root === "/" ? 1 : h.root.length + 1);
     if (manifestPaths(run.dir).has(rel)) return true;

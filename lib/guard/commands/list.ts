@@ -8,7 +8,7 @@ import { listRegularFiles } from "../../_fs/dirs.ts";
 import { text } from "../../text.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
-import { readRuns, sameRoot } from "../runs.ts";
+import { readRuns, sameRootAs } from "../runs.ts";
 
 /** One row of `list`. */
 export interface BackupRow {
@@ -26,10 +26,12 @@ export interface BackupRow {
  * are not shown.
  */
 export function list(roots: GuardRoots, reporter: Reporter = silentReporter): BackupRow[] {
+  const isProject = sameRootAs(roots.project);
+  const isGlobal = sameRootAs(roots.global);
   const rows = readRuns(roots.backups).filter((r) => {
     const h = r.head;
     if (h === undefined) return true;
-    return sameRoot(h.root, h.layer === "project" ? roots.project : roots.global);
+    return h.layer === "project" ? isProject(h.root) : isGlobal(h.root);
   }).map((r) => ({
     name: r.name,
     files: listRegularFiles(`${r.dir}/orig`).length,

@@ -140,7 +140,11 @@ export function restoreRunDir(
     }
   }
   const modes = new Map<string, number>();
-  for (const f of manifest.files) if (f.mode !== undefined) modes.set(f.path, f.mode);
+  const links = new Map<string, string>();
+  for (const f of manifest.files) {
+    if (f.mode !== undefined) modes.set(f.path, f.mode);
+    if (f.linkTarget !== undefined) links.set(f.path, f.linkTarget);
+  }
   const targets = rels.map((rel) => joinRoot(root, rel));
   try {
     stageRestore({
@@ -150,6 +154,7 @@ export function restoreRunDir(
       rootName: manifest.layer ?? "project",
       modes,
       copyHashes,
+      links,
     }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;

@@ -23,6 +23,8 @@ export interface StageRestoreOptions extends StageFilesOptions {
   modes?: ReadonlyMap<string, number>;
   /** Hashes of the snapshot copies the caller has just verified (saves reading them again). */
   copyHashes?: ReadonlyMap<string, string>;
+  /** The manifest's link targets, from a caller that has just read it (else read here). */
+  links?: ReadonlyMap<string, string>;
 }
 
 /**
@@ -36,7 +38,7 @@ export function stageRestore(options: StageRestoreOptions, reporter: Reporter): 
   const { runDir } = options;
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
-  const links = manifestLinks(runDir);
+  const links = options.links ?? manifestLinks(runDir);
   const targets = options.files.map((f) =>
     snapshottedTarget(
       f,
