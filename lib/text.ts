@@ -39,6 +39,24 @@ function escapeOne(c: string): string {
     : `\\u${code.toString(16).padStart(4, "0")}`;
 }
 
+const UNSAFE_ALL = new RegExp(UNSAFE.source, "g");
+
+/**
+ * JSON text (from `JSON.stringify`) with every character of the same unsafe set written as a
+ * `\uXXXX` escape: `JSON.stringify` escapes C0 and lone surrogates itself but leaves DEL, the C1
+ * controls, the separators and the format characters raw. The document still parses back to the
+ * exact strings, and is safe to print.
+ *
+ * @example
+ * ```ts
+ * import { escapeUnsafeJson } from "./text.ts";
+ * escapeUnsafeJson(JSON.stringify({ path: "a\u009bb" })); // '{"path":"a\\u009bb"}'
+ * ```
+ */
+export function escapeUnsafeJson(json: string): string {
+  return json.replace(UNSAFE_ALL, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`);
+}
+
 /**
  * True when `value` holds a character that must never reach a terminal raw (a control, a Unicode
  * separator, a bidi, zero-width or BOM character, a lone surrogate); `"` and `\\` alone do not

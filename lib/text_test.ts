@@ -1,5 +1,14 @@
 import assert from "node:assert/strict";
-import { joinText, plain, printable, printed, splitLines, text, verbatim } from "./text.ts";
+import {
+  escapeUnsafeJson,
+  joinText,
+  plain,
+  printable,
+  printed,
+  splitLines,
+  text,
+  verbatim,
+} from "./text.ts";
 
 Deno.test("printable: plain names unchanged; controls, quote and backslash escaped and quoted", () => {
   for (const name of ["CLAUDE.md", "a b/c.md", "ünïcode ✓.md", "", "it's"]) {
@@ -54,4 +63,11 @@ Deno.test("splitLines splits at literal newlines only, never inside a value", ()
   const lines = splitLines(text`first ${"x\ny"}\nsecond ${text`in\nner`}`);
   assert.deepEqual(lines.map(plain), ["first x\ny", "second in", "ner"]);
   assert.deepEqual(lines.map(printed), ['first "x\\ny"', "second in", "ner"]);
+});
+
+Deno.test("escapeUnsafeJson: what JSON.stringify leaves raw of the unsafe set becomes \\uXXXX; the value parses back", () => {
+  const value = "a\u007f\u009b\u2028\u202e\u200b\ufeffb\n\u0001é";
+  const json = escapeUnsafeJson(JSON.stringify(value));
+  assert.equal(json, '"a\\u007f\\u009b\\u2028\\u202e\\u200b\\ufeffb\\n\\u0001é"');
+  assert.equal(JSON.parse(json), value);
 });

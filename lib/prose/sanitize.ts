@@ -10,7 +10,13 @@
  * @module
  */
 
-import { isUnsafeText, printable, renderText as renderWith, type Text } from "../text.ts";
+import {
+  escapeUnsafeJson,
+  isUnsafeText,
+  printable,
+  renderText as renderWith,
+  type Text,
+} from "../text.ts";
 
 /** Default clamp in code points. */
 const SANITIZE_MAX = 200;
@@ -18,10 +24,6 @@ const SANITIZE_MAX = 200;
 const MESSAGE_MAX = 1024;
 /** Clamp for `match` tokens. */
 export const TOKEN_MAX = 40;
-
-function hex4(c: string): string {
-  return c.charCodeAt(0).toString(16).padStart(4, "0");
-}
 
 /** At most `max` code points of `text`, with `…` appended when it was longer (pairs never split). */
 export function clampPoints(text: string, max: number): string {
@@ -90,11 +92,6 @@ export function renderText(message: Text): string {
   return renderWith(message, (value) => sanitize(value));
 }
 
-// What JSON.stringify leaves raw but a terminal must not receive: DEL, the C1 controls, bidi and
-// zero-width characters, the BOM and the line/paragraph separators (C0 and lone surrogates are
-// already escaped by JSON.stringify).
-const JSON_UNSAFE = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufeff\u2028\u2029]/g;
-
 /**
  * `JSON.stringify(value)` on one line, with every character a terminal could act on written as a
  * `\uXXXX` escape: the document keeps the exact strings (a consumer parses them back unchanged)
@@ -107,5 +104,5 @@ const JSON_UNSAFE = /[\x7f-\x9f\u202a-\u202e\u2066-\u2069\u200b-\u200d\u2060\ufe
  * ```
  */
 export function safeJson(value: unknown): string {
-  return JSON.stringify(value).replace(JSON_UNSAFE, (c) => `\\u${hex4(c)}`);
+  return escapeUnsafeJson(JSON.stringify(value));
 }
