@@ -10,7 +10,6 @@
 
 import { text, verbatim } from "../text.ts";
 import { rethrowPermission } from "../_fs/errors.ts";
-import { readHead } from "../_fs/read.ts";
 import { Sha256 } from "../_fs/sha256.ts";
 import { DestinationRefusedError, writeFileAtomic } from "../_fs/write.ts";
 import { ProseError } from "./errors.ts";
@@ -29,9 +28,8 @@ export function newToken(): string {
   return randomHex(32);
 }
 
-function digest(value: string): Uint8Array {
-  const hex = new Sha256().update(new TextEncoder().encode(value)).hex();
-  return Uint8Array.from(hex.match(/../g)!, (h) => parseInt(h, 16));
+function digest(value: string): string {
+  return new Sha256().update(new TextEncoder().encode(value)).hex();
 }
 
 /**
@@ -44,7 +42,7 @@ export function authorized(header: string | null, expected: string): boolean {
   const a = digest(m === null ? "" : m[1]);
   const b = digest(expected);
   let diff = m === null ? 1 : 0;
-  for (let i = 0; i < a.length; i++) diff |= a[i] ^ b[i];
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ b.charCodeAt(i);
   return diff === 0;
 }
 
@@ -72,14 +70,34 @@ export function writeServeRecord(opts: ProseOptions, record: ServeRecord): strin
   return path;
 }
 
+/**
+ * The record in `D/serve.json`, read with the flag's rules (`D` safe, the file regular, never a
+ * link, owned by `D`'s owner, writable by nobody else) and parsed through its schema; else why
+ * there is none, as a printable phrase.
+ */
+function readServeRecord(
+  opts: ProseOptions,
+): { ok: true; record: ServeRecord; path: string } | { ok: false; missing: string } {
+  const read = readStateFile(opts, SERVE_FILE, MAX_RECORD_BYTES);
+  if (!read.ok) {
+    const why = read.reason === "absent" ? "missing" : `unusable (${read.reason})`;
+    return { ok: false, missing: `${sanitize(read.path || SERVE_FILE)} is ${why}` };
+  }
+  try {
+    const record = ServeRecordSchema.parse(JSON.parse(new TextDecoder().decode(read.bytes)));
+    return { ok: true, record, path: read.path };
+  } catch {
+    return { ok: false, missing: `${sanitize(read.path)} is not a valid record` };
+  }
+}
+
 /** Remove `D/serve.json` if it still holds `token` (a newer server may have replaced it). */
 export function removeServeRecord(opts: ProseOptions, token: string): void {
-  const path = `${resolvePaths(opts).dir}/${SERVE_FILE}`;
+  const read = readServeRecord(opts);
+  if (!read.ok || read.record.token !== token) return; // gone, or not ours: leave it
   try {
-    const bytes = readHead(path, MAX_RECORD_BYTES, { follow: false }).bytes;
-    const parsed = ServeRecordSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
-    if (parsed.success && parsed.data.token === token) Deno.removeSync(path);
-  } catch { /* gone, or not ours: leave it */ }
+    Deno.removeSync(read.path);
+  } catch { /* removed meanwhile */ }
 }
 
 /** What the CLI sends to a backend: where, and the token when it has the one for that server. */
@@ -98,17 +116,9 @@ export interface BackendTarget {
  * port goes there too): never to another port, and never to whatever listens on `[::1]`.
  */
 export function backendTarget(url: string, opts: ProseOptions = {}): BackendTarget {
-  const read = readStateFile(opts, SERVE_FILE, MAX_RECORD_BYTES);
-  if (!read.ok) {
-    const why = read.reason === "absent" ? "missing" : `unusable (${read.reason})`;
-    return { origin: url, missing: `${sanitize(read.path || SERVE_FILE)} is ${why}` };
-  }
-  let record: ServeRecord;
-  try {
-    record = ServeRecordSchema.parse(JSON.parse(new TextDecoder().decode(read.bytes)));
-  } catch {
-    return { origin: url, missing: `${sanitize(read.path)} is not a valid record` };
-  }
+  const read = readServeRecord(opts);
+  if (!read.ok) return { origin: url, missing: read.missing };
+  const record = read.record;
   const u = new URL(url);
   const port = Number(u.port === "" ? "80" : u.port);
   if ((u.hostname !== "127.0.0.1" && u.hostname !== "localhost") || port !== record.port) {
