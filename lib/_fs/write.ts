@@ -185,6 +185,14 @@ function refuseDestination(path: string): void {
   if (!st.isFile) throw new DestinationRefusedError(path, "not-regular");
 }
 
+/**
+ * A fresh temp-file path beside `path` (the same directory, so its rename is atomic) whose name
+ * starts with `prefix`, which the sweep of leftovers matches: `<prefix><pid>-<random hex>`.
+ */
+export function tempPathFor(path: string, prefix: string = tempPrefix(path)): string {
+  return `${dirOf(path)}/${prefix}${Deno.pid}-${randomHex(8)}`;
+}
+
 function dirOf(path: string): string {
   const i = path.lastIndexOf("/");
   return i < 0 ? "." : i === 0 ? "/" : path.slice(0, i);
@@ -255,7 +263,7 @@ function writeTemp(
   const { mode = 0o600, exactMode = false, syncDirectory = true } = options;
   refuseDestination(path);
   const dir = dirOf(path);
-  const temp = `${dir}/${options.tempPrefix ?? tempPrefix(path)}${Deno.pid}-${randomHex(8)}`;
+  const temp = tempPathFor(path, options.tempPrefix ?? tempPrefix(path));
   const file = Deno.openSync(temp, { write: true, createNew: true, mode });
   let written: Written;
   try {

@@ -14,9 +14,8 @@
 import type { DatabaseSync } from "node:sqlite";
 import { firstLine, isAbsent } from "../_fs/errors.ts";
 import { readHead } from "../_fs/read.ts";
-import { createFileExclusive, tempPrefix } from "../_fs/write.ts";
+import { createFileExclusive, tempPathFor } from "../_fs/write.ts";
 import { MIRROR_KEYS, type MirrorKey, type MirrorRows, type MirrorValues } from "./schema.ts";
-import { randomHex } from "../random.ts";
 
 /** Thrown when the mirror database cannot be opened, read or written (`code=db`). */
 export class MirrorError extends Error {
@@ -87,8 +86,7 @@ function checkExisting(path: string, st: Deno.FileInfo, Database: typeof Databas
  * appeared meanwhile is never replaced.
  */
 function createMirror(path: string, Database: typeof DatabaseSync): void {
-  const dir = path.slice(0, Math.max(path.lastIndexOf("/"), 1));
-  const temp = `${dir}/${tempPrefix(path)}${Deno.pid}-${randomHex(8)}`;
+  const temp = tempPathFor(path);
   try {
     createFileExclusive(temp, "", 0o600);
   } catch (e) {
