@@ -408,23 +408,15 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
         started = true;
       }
       const end = headEnd(c.pending, 0);
+      // Too large: a complete head past the bound, or that many bytes with no end of head yet.
+      if (end < 0 ? c.pending.length > limits.maxHeadBytes : end > limits.maxHeadBytes) {
+        const res = options.protocolError(431, "headers_too_large", "request head too large");
+        await answer(c, res, false, false);
+        return;
+      }
       if (end < 0) {
-        if (c.pending.length > limits.maxHeadBytes) {
-          const res = options.protocolError(431, "headers_too_large", "request head too large");
-          await answer(c, res, false, false);
-          return;
-        }
         if (!await c.fill()) return;
         continue;
-      }
-      if (end > limits.maxHeadBytes) {
-        await answer(
-          c,
-          options.protocolError(431, "headers_too_large", "request head too large"),
-          false,
-          false,
-        );
-        return;
       }
       c.busy = true;
       let head: RequestHead;

@@ -17,7 +17,13 @@ import { errorCode, firstLine } from "../_fs/errors.ts";
 import { readRegular } from "../_fs/read.ts";
 import { decodeJson } from "./backend.ts";
 import { ProseError } from "./errors.ts";
-import { type HttpLimits, type HttpRequest, type HttpResponse, serveHttp } from "./http.ts";
+import {
+  DEFAULT_LIMITS,
+  type HttpLimits,
+  type HttpRequest,
+  type HttpResponse,
+  serveHttp,
+} from "./http.ts";
 import {
   type FlagRead,
   makeStateDirs,
@@ -46,7 +52,7 @@ const BIND_HOST = "127.0.0.1";
 /** The port used when nothing else names one. */
 export const DEFAULT_PORT = 31415;
 /** Largest accepted request body in bytes (declared or streamed); larger is 413. */
-export const MAX_BODY_BYTES = 4096;
+export const MAX_BODY_BYTES: number = DEFAULT_LIMITS.maxBodyBytes;
 /** Largest `worker.json` read, in bytes. */
 const MAX_WORKER_JSON_BYTES = 65536;
 
