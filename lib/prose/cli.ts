@@ -8,7 +8,7 @@
  */
 
 import { type CtxkitError, EnvironmentError, UsageError } from "../errors.ts";
-import { errorCode, isPermissionError, isSandboxRefusal } from "../_fs/errors.ts";
+import { errorCode, isSandboxRefusal, rethrowPermission } from "../_fs/errors.ts";
 import { text, verbatim } from "../text.ts";
 import { envValue, normalizeLexical } from "../paths.ts";
 import { writeErr, writeOut } from "../_cli/output.ts";
@@ -224,21 +224,21 @@ function configError(r: Extract<ConfigResult, { ok: false }>): ProseError {
  */
 function checkRoot(paths: ProsePaths): ProsePaths {
   const variable = envValue("CELLM_DIR") === undefined ? "HOME" : "CELLM_DIR";
-  let st: Deno.FileInfo;
+  let isDirectory: boolean;
   try {
-    st = Deno.statSync(paths.root); // R may be a link
+    isDirectory = Deno.statSync(paths.root).isDirectory; // R may be a link
   } catch (e) {
-    if (isPermissionError(e)) throw e;
+    rethrowPermission(e);
     if (isSandboxRefusal(e)) {
       throw new EnvironmentError(
         variable,
         text`${paths.root}: Deno refuses this path under any grant; the prose state needs a directory`,
       );
     }
-    if (errorCode(e) !== "ENOTDIR") return paths;
-    st = { isDirectory: false } as Deno.FileInfo;
+    if (errorCode(e) !== "ENOTDIR") return paths; // absent: writers create it
+    isDirectory = false;
   }
-  if (!st.isDirectory) {
+  if (!isDirectory) {
     throw new EnvironmentError(
       variable,
       text`${paths.root}: not a directory; the prose state needs a directory`,
