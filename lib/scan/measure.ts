@@ -22,17 +22,6 @@ export function isWhitespaceByte(b: number): boolean {
   return b === 0x20 || b === 0x09 || b === 0x0b || b === 0x0c || b === 0x0d;
 }
 
-/** `[start, end)` byte ranges of each line of `bytes`, counted as the module doc says. */
-export function* lineRanges(bytes: Uint8Array): Generator<[number, number]> {
-  let start = 0;
-  while (start < bytes.length) {
-    let end = bytes.indexOf(NL, start);
-    if (end === -1) end = bytes.length;
-    yield [start, end];
-    start = end + 1;
-  }
-}
-
 /** The token proxy: `floor(bytes / 4)`. */
 export function tokensOf(bytes: number): number {
   return Math.floor(bytes / 4);

@@ -6,13 +6,26 @@ import {
   hookEstimate,
   HookScanner,
   isPathScopedRule,
-  lineRanges,
   RuleScopeScanner,
   scanChunks,
   tokensOf,
 } from "./measure.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
+
+/**
+ * The oracle the properties count lines with: `[start, end)` of each line, as the scanners count
+ * them (`\n`-terminated; a trailing newline adds no line; a final unterminated run is a line).
+ */
+function* lineRanges(bytes: Uint8Array): Generator<[number, number]> {
+  let start = 0;
+  while (start < bytes.length) {
+    let end = bytes.indexOf(0x0a, start);
+    if (end === -1) end = bytes.length;
+    yield [start, end];
+    start = end + 1;
+  }
+}
 
 Deno.test("lineRanges: trailing newline adds no line, final unterminated run counts, \\r is a byte", () => {
   const lines = (s: string) => [...lineRanges(enc(s))].map(([a, b]) => s.slice(a, b));
