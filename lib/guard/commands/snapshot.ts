@@ -76,14 +76,18 @@ function trackedRels(root: string, rels: readonly string[]): Set<string> {
   return tracked;
 }
 
-/** The git gate: prints its stdout line(s), or throws {@linkcode DirtyTreeError} (exit 3). */
+/**
+ * The git gate: prints its stdout line(s), or throws {@linkcode DirtyTreeError} (exit 3). Returns
+ * true when it found `root` inside a git work tree (so the stage need not ask git again), else
+ * `undefined`: it did not ask, or git said no.
+ */
 function gitGate(
   layer: Layer,
   root: string,
   rels: readonly string[],
   allowDirty: boolean,
   reporter: Reporter,
-): void {
+): true | undefined {
   if (layer === "global") {
     reporter.out(
       text`⚠️ global layer: no git tree - the manifest is the only recovery path for ${root}`,
@@ -110,11 +114,11 @@ function gitGate(
       }`,
     );
   }
-  if (tracked.length === 0) return;
+  if (tracked.length === 0) return true;
   const status = runGit(["-C", root, "status", "--porcelain", "--", ...tracked], root);
   if (status.status === 0 && status.stdout === "") {
     reporter.out(text`GIT-COVERED: ${tracked.length} tracked target(s), clean`);
-    return;
+    return true;
   }
   const porcelain = status.stdout === "" ? [] : status.stdout.replace(/\n$/, "").split("\n");
   const lines = porcelain.length === 0 ? "" : `${porcelain.join("\n")}\n`;
@@ -195,7 +199,7 @@ export function snapshot(
     }
     if (layer === "global" && isSymlink(f)) checkDotfilesLink(f, roots.global);
   }
-  gitGate(layer, root, rels, options.allowDirty ?? false, reporter);
+  const inGit = gitGate(layer, root, rels, options.allowDirty ?? false, reporter);
   if (options.runDir !== undefined && hasEntries(options.runDir)) {
     throw new PathRefusedError(
       options.runDir,
@@ -216,6 +220,7 @@ export function snapshot(
       noLinkedDirsBelow: root,
       rootName: layer,
       now,
+      inGit,
     }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;

@@ -61,6 +61,8 @@ export interface StageSnapshotOptions {
   rootName?: RootName;
   /** Clock (default: now). */
   now?: Date;
+  /** True when the caller has just found `T` inside a git work tree (else git is asked here). */
+  inGit?: true;
 }
 
 /** What a snapshot recorded of one distinct target, by rel. */
@@ -245,7 +247,7 @@ export function stageSnapshot(
     if (t.link !== undefined) record.linkTarget = t.abs;
     records.set(t.rel, record);
   }
-  const inGit = isGitRepo(root);
+  const inGit = options.inGit ?? isGitRepo(root);
   if (!options.allowDirty) cleanTreeGate(root, inGit, targets);
 
   const base = options.linkCheckBase;
