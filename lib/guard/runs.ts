@@ -149,18 +149,21 @@ export function nextSeq(backups: string): number {
 }
 
 /**
- * A test "is this the same directory as `root`": the same string, or the same physical path. Paths
- * are resolved when the test is made and first asked (each one once, for one pass over the runs),
- * never remembered beyond it: a directory made or a link re-pointed since must count.
+ * A test "is this the same directory as `root`": the same string, or the same physical path. Each
+ * path is resolved once, when first asked (one pass over the runs), never remembered beyond the
+ * test: a directory made or a link re-pointed since must count. `root` may be given as a function,
+ * asked only when there is a run to compare (the project root may cost a git call).
  */
-export function sameRootAs(root: string): (other: string) => boolean {
+export function sameRootAs(root: string | (() => string)): (other: string) => boolean {
+  let fixed: string | undefined;
   let physical: string | undefined | null = null;
   const seen = new Map<string, boolean>();
   return (other) => {
-    if (other === root) return true;
+    fixed ??= typeof root === "string" ? root : root();
+    if (other === fixed) return true;
     let same = seen.get(other);
     if (same === undefined) {
-      if (physical === null) physical = physicalPath(root);
+      if (physical === null) physical = physicalPath(fixed);
       same = physical !== undefined && physicalPath(other) === physical;
       seen.set(other, same);
     }
@@ -184,8 +187,8 @@ export function layerRuns(runs: readonly Run[], layer: Layer, root: string): Run
  * taken from `P` (or recording no project, as runs made before that was recorded).
  */
 export function invocationRuns(runs: readonly Run[], roots: GuardRoots): Run[] {
-  const isProject = sameRootAs(roots.project);
-  const isGlobal = sameRootAs(roots.global);
+  const isProject = sameRootAs(() => roots.project);
+  const isGlobal = sameRootAs(() => roots.global);
   return runs.filter((r) => {
     const h = r.head;
     if (h === undefined) return false;

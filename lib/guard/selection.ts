@@ -166,8 +166,8 @@ export function chooseRunGroups(
 export function namesManifestFile(arg: string, roots: GuardRoots): boolean {
   const cwd = logicalCwd();
   const abs = normalizeLexical(arg, cwd);
-  const isProject = sameRootAs(roots.project);
-  const isGlobal = sameRootAs(roots.global);
+  const isProject = sameRootAs(() => roots.project);
+  const isGlobal = sameRootAs(() => roots.global);
   for (const run of readRuns(roots.backups)) {
     const h = run.head;
     if (h === undefined) continue;

@@ -26,8 +26,8 @@ export interface BackupRow {
  * are not shown.
  */
 export function list(roots: GuardRoots, reporter: Reporter = silentReporter): BackupRow[] {
-  const isProject = sameRootAs(roots.project);
-  const isGlobal = sameRootAs(roots.global);
+  const isProject = sameRootAs(() => roots.project);
+  const isGlobal = sameRootAs(() => roots.global);
   const rows = readRuns(roots.backups).filter((r) => {
     const h = r.head;
     if (h === undefined) return true;

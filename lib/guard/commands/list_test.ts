@@ -106,3 +106,32 @@ Deno.test("list with no backup root prints the header alone", () => {
     "|--------|-------|-------|",
   ]);
 });
+
+Deno.test("list asks for the project root only when there is a run to compare (it may cost a git call)", () => {
+  const r = setup();
+  let asked = 0;
+  const roots = {
+    ...r,
+    get project(): string {
+      asked++;
+      return r.project;
+    },
+  };
+  const out = collectingReporter();
+  assert.deepEqual(list(roots, out), []);
+  assert.equal(asked, 0);
+  makeRun(
+    r.backups,
+    "20261012-140307-project_context-slim",
+    ["CLAUDE.md"],
+    complete("project", r.project, 1),
+  );
+  makeRun(
+    r.backups,
+    "20261012-140308-project_context-slim",
+    ["CLAUDE.md"],
+    complete("project", r.project, 2),
+  );
+  assert.equal(list(roots, collectingReporter()).length, 2);
+  assert.equal(asked, 1, "asked once for the pass, not once per run");
+});
