@@ -19,6 +19,7 @@
  * @module
  */
 
+import { type ParseErrorCode, printParseErrorCode } from "jsonc-parser";
 import { calledFunctions, eagerCompile, readCoverage } from "./_eager.ts";
 import { runChecked } from "./tools.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
@@ -91,9 +92,30 @@ export const VENDORED: readonly VendoredBuild[] = [
     path: "lib/_vendor/jsonc_parser.js",
     pkg: "jsonc-parser",
     what: "jsonc-parser's parse and printParseErrorCode",
-    entry: `export { parse, printParseErrorCode } from "jsonc-parser";\n`,
+    // `parse` from the parser module alone: the package's main module also loads the formatter,
+    // which builds 1,200 indentation strings (≈ 400 KB of heap, a garbage collection) at load.
+    // `printParseErrorCode` lives in that main module, so its names are read from the package here
+    // and written into the build.
+    entry: `export { parse } from "jsonc-parser/lib/esm/impl/parser.js";\n` +
+      `const NAMES = ${JSON.stringify(parseErrorNames())};\n` +
+      `export function printParseErrorCode(code) {\n` +
+      `  return NAMES[code] ?? ${JSON.stringify(parseErrorName(0))};\n}\n`,
   },
 ];
+
+/** The package's `printParseErrorCode` of any number (0 has no name: the "unknown" text). */
+function parseErrorName(code: number): string {
+  return printParseErrorCode(code as ParseErrorCode);
+}
+
+/** `printParseErrorCode`'s name for each code, by code. */
+function parseErrorNames(): Record<number, string> {
+  const names: Record<number, string> = {};
+  for (let code = 1; parseErrorName(code) !== parseErrorName(0); code++) {
+    names[code] = parseErrorName(code);
+  }
+  return names;
+}
 
 const PackageJson = z.looseObject({ version: z.string() });
 

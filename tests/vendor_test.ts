@@ -7,6 +7,10 @@
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
+import type { ParseError, ParseErrorCode } from "jsonc-parser";
+import * as pkg from "jsonc-parser";
+// @ts-types="jsonc-parser"
+import * as vendored from "../lib/_vendor/jsonc_parser.js";
 import * as zod from "../lib/_zod.ts";
 import { buildVendored, VENDORED } from "../scripts/vendor.ts";
 import { REPO } from "./_helpers.ts";
@@ -41,4 +45,26 @@ Deno.test("vendored zod: every z.<function> the code calls exists at run time", 
     }
   }
   assert.deepEqual(missing, []);
+});
+
+Deno.test("vendored jsonc-parser: parse and printParseErrorCode answer as the package does", () => {
+  for (let n = 0; n <= 20; n++) {
+    const code = n as ParseErrorCode;
+    assert.equal(vendored.printParseErrorCode(code), pkg.printParseErrorCode(code), `code ${n}`);
+  }
+  const texts = [
+    '{"a": 1, /* c */ "b": [2, 3,],}',
+    '{"a": 1 "b": 2}',
+    '{"a": tru}',
+    '{"a": "\\u12"}',
+    "// only\n",
+    '{"a": [1, 2',
+  ];
+  const options = { allowTrailingComma: true, disallowComments: false };
+  for (const text of texts) {
+    const mine: ParseError[] = [];
+    const theirs: ParseError[] = [];
+    assert.deepEqual(vendored.parse(text, mine, options), pkg.parse(text, theirs, options), text);
+    assert.deepEqual(mine, theirs, text);
+  }
 });
