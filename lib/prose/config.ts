@@ -74,17 +74,19 @@ const Duration = z.deferred(() =>
 );
 
 /**
- * The strict config schema with its defaults. Unknown keys are errors, except a top-level
- * `$schema`.
+ * Each top-level config key with the builder of its schema, in schema order. A config file sets a
+ * key or two, and cold zod code makes building all seven fields' schemas (about fifty nodes) the
+ * dearest step of a hook-path run, so {@linkcode parseConfigText} builds only the fields a config
+ * sets (`references/startup.md#deferred-schemas`); each builder runs at most once.
  */
-export const ProseConfigSchema = z.deferred(() =>
-  z.strictObject({
-    $schema: z.optional(z.string()),
-    level: z._default(z.enum(["minimal", "full"]), "full"),
-    ttl: z._default(z.enum(TTL_UNITS), "block"),
-    turns: z._default(z.int().check(z.minimum(1), z.maximum(MAX_TURNS)), 1),
-    sessionCap: z._default(z.nullable(Duration), "12h"),
-    trigger: z.prefault(
+const FIELDS = {
+  $schema: () => z.optional(z.string()),
+  level: () => z._default(z.enum(["minimal", "full"]), "full"),
+  ttl: () => z._default(z.enum(TTL_UNITS), "block"),
+  turns: () => z._default(z.int().check(z.minimum(1), z.maximum(MAX_TURNS)), 1),
+  sessionCap: () => z._default(z.nullable(Duration), "12h"),
+  trigger: () =>
+    z.prefault(
       z.strictObject({
         enabled: z._default(z.boolean(), false),
         caseInsensitive: z._default(z.boolean(), true),
@@ -101,7 +103,8 @@ export const ProseConfigSchema = z.deferred(() =>
       }),
       {},
     ),
-    autoClarity: z.prefault(
+  autoClarity: () =>
+    z.prefault(
       z.strictObject({
         enabled: z._default(z.boolean(), true),
         level: z._default(z.enum(["minimal", "full"]), "full"),
@@ -115,7 +118,8 @@ export const ProseConfigSchema = z.deferred(() =>
       }),
       {},
     ),
-    backend: z.prefault(
+  backend: () =>
+    z.prefault(
       z.strictObject({
         url: z._default(
           z.nullable(
@@ -128,8 +132,32 @@ export const ProseConfigSchema = z.deferred(() =>
       }),
       {},
     ),
-  })
-);
+};
+
+type ConfigKey = keyof typeof FIELDS;
+type ConfigShape = { [K in ConfigKey]: ReturnType<typeof FIELDS[K]> };
+
+/** The config keys in schema order. */
+const CONFIG_KEYS = Object.keys(FIELDS) as ConfigKey[];
+
+const builtFields: Partial<ConfigShape> = {};
+
+/** The strict object schema of `keys` (in schema order), each field built once. */
+function configObject<K extends ConfigKey>(keys: readonly K[]) {
+  const shape: Partial<ConfigShape> = {};
+  for (const key of keys) {
+    const field = builtFields[key] ?? FIELDS[key]();
+    (builtFields as Record<ConfigKey, unknown>)[key] = field;
+    (shape as Record<ConfigKey, unknown>)[key] = field;
+  }
+  return z.strictObject(shape as Pick<ConfigShape, K>);
+}
+
+/**
+ * The strict config schema with its defaults. Unknown keys are errors, except a top-level
+ * `$schema`.
+ */
+export const ProseConfigSchema = z.deferred(() => configObject(CONFIG_KEYS));
 
 /** A loaded config with every default applied. */
 export type ProseConfig = z.output<typeof ProseConfigSchema>;
@@ -164,6 +192,30 @@ function lineColumn(text: string, offset: number): string {
 }
 
 /**
+ * `ProseConfigSchema.safeParse(value)`, building only the fields `value` sets: an object is parsed
+ * by the strict object of its known keys, and every key it leaves out takes its default, which is
+ * what the whole schema gives a missing key (`defaultConfig` is held equal to the parse of `{}`).
+ * Unknown keys are unknown to both, and issues come in the same order (`config_test.ts` compares
+ * the two on a corpus of valid and broken configs).
+ */
+function parseFields(value: unknown): ReturnType<typeof ProseConfigSchema.safeParse> {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    return ProseConfigSchema.safeParse(value);
+  }
+  const parsed = configObject(CONFIG_KEYS.filter((key) => Object.hasOwn(value, key)))
+    .safeParse(value);
+  if (!parsed.success) return parsed;
+  const data: Record<string, unknown> = parsed.data;
+  const defaults: Record<string, unknown> = defaultConfig();
+  const config: Record<string, unknown> = {};
+  for (const key of CONFIG_KEYS) {
+    if (Object.hasOwn(data, key)) config[key] = data[key];
+    else if (Object.hasOwn(defaults, key)) config[key] = defaults[key];
+  }
+  return { success: true, data: config as ProseConfig };
+}
+
+/**
  * Parse config text (JSONC: comments and trailing commas allowed). Blank text means defaults.
  */
 export function parseConfigText(text: string, path: string): ConfigResult {
@@ -187,7 +239,7 @@ export function parseConfigText(text: string, path: string): ConfigResult {
       message: `${shown}:${lineColumn(body, e.offset)}: ${printParseErrorCode(e.error)}`,
     };
   }
-  const parsed = ProseConfigSchema.safeParse(value);
+  const parsed = parseFields(value);
   if (parsed.success) return { ok: true, config: parsed.data };
   const issue = parsed.error.issues[0];
   // Key names stay raw (clamped): the field is escaped where it is printed.

@@ -172,3 +172,63 @@ Deno.test("parseConfigText: a __proto__ key is an unknown key, never the prototy
     assert.equal(r.ok, false, text);
   }
 });
+
+Deno.test("parseConfigText answers exactly as the whole config schema does, though it builds only the keys a config sets", () => {
+  const valid: Record<string, unknown[]> = {
+    $schema: ["https://example.invalid/prose-config.json"],
+    level: ["minimal", "full"],
+    ttl: ["turn", "session", "explicit"],
+    turns: [1, 7],
+    sessionCap: [null, "90s", "30d"],
+    trigger: [{}, { enabled: true }, { pattern: "x+", caseInsensitive: false, enabled: true }],
+    autoClarity: [{}, { enabled: false, level: "minimal", turns: 3, for: "1h" }],
+    backend: [{}, { url: null }, { url: "http://127.0.0.1:8787" }],
+  };
+  const invalid: Record<string, unknown[]> = {
+    $schema: [1],
+    level: ["max", 1, null],
+    ttl: ["week"],
+    turns: [0, 1.5, "2", 100_000],
+    sessionCap: ["0s", "31d", 12],
+    trigger: [null, [], { enabled: "yes" }, { pattern: "(" }, { pattern: "" }, { extra: 1 }],
+    autoClarity: [{ for: "2h" }, { turns: 0 }, { level: "off" }, { more: true }],
+    backend: [{ url: "https://127.0.0.1" }, { url: "http://127.0.0.1/x" }, "url"],
+  };
+  const keys = Object.keys(valid);
+  const configs: unknown[] = [{}, [], null, 1, "config", [{}], { unknown: 1 }, { a: 1, b: 2 }];
+  for (const key of keys) {
+    for (const v of valid[key]) configs.push({ [key]: v }, { [key]: v, unknown: true });
+    for (const v of invalid[key]) configs.push({ [key]: v });
+  }
+  // Pairs in both orders, a valid and an invalid field together, every key at once.
+  for (const a of keys) {
+    for (const b of keys) {
+      if (a === b) continue;
+      configs.push({ [a]: valid[a][0], [b]: valid[b].at(-1) });
+      configs.push({ [b]: invalid[b][0], [a]: invalid[a].at(-1) });
+      configs.push({ [a]: valid[a][0], [b]: invalid[b][0] });
+    }
+  }
+  configs.push(Object.fromEntries(keys.map((k) => [k, valid[k].at(-1)])));
+  configs.push(Object.fromEntries([...keys].reverse().map((k) => [k, invalid[k][0]])));
+  for (const value of configs) {
+    const text = JSON.stringify(value);
+    const expected = ProseConfigSchema.safeParse(value);
+    const actual = parseConfigText(text, "/d/config.json");
+    if (expected.success) {
+      assert.ok(actual.ok, text);
+      // Same values and the same key order.
+      assert.equal(JSON.stringify(actual.config), JSON.stringify(expected.data), text);
+      assert.deepEqual(actual.config, expected.data, text);
+      continue;
+    }
+    assert.ok(!actual.ok, text);
+    const issue = expected.error.issues[0];
+    const path = issue.path.map(String);
+    if (issue.code === "unrecognized_keys") path.push(String(issue.keys[0]));
+    assert.equal(actual.field, path.length === 0 ? "(root)" : path.join("."), text);
+    const message = issue.code === "unrecognized_keys" ? "unknown key" : issue.message;
+    assert.equal(actual.message, `/d/config.json: ${message}`, text);
+  }
+  assert.ok(configs.length > 150);
+});
