@@ -15,13 +15,7 @@ import { writeErr, writeOut } from "../_cli/output.ts";
 import type { ErrorFormat } from "../_cli/run.ts";
 import { selfCommand } from "../_cli/self.ts";
 import { readStdinCapped } from "../_cli/input.ts";
-import {
-  callStatus,
-  callToggle,
-  type FallbackReason,
-  type Rejection,
-  rejectionExitCode,
-} from "./backend.ts";
+import type { FallbackReason, Rejection } from "./backend.ts";
 import { type Invocation, parseCommandLine } from "./cli_args.ts";
 import {
   type ConfigResult,
@@ -39,7 +33,7 @@ import {
   resolveLevel,
   resolvePaths,
 } from "./flag.ts";
-import { applyToggle, consume, endBlock, endSession, type OpResult } from "./ops.ts";
+import type { OpResult } from "./ops.ts";
 import {
   renderText,
   renderValue,
@@ -56,7 +50,6 @@ import {
   type ToggleRequest,
 } from "./schema.ts";
 import { statusDocument } from "./status.ts";
-import { backendTarget } from "./token.ts";
 
 /**
  * The permission flags of the bin's shebang, which every documented invocation (and the git hook
@@ -334,7 +327,7 @@ function printStatus(doc: StatusDocument, json: boolean, url: string | null, pro
  * A backend rejection (400, 401, 403, 409, 413, 415): final, never retried locally. A 401 also
  * says why the CLI had no token for that backend (`missing`), when it had none.
  */
-function printRejection(url: string, action: string, r: Rejection, missing?: string): number {
+function printRejection(url: string, action: string, r: Rejection, missing?: string): void {
   const out = [viaLine(url)];
   let err: string;
   if (r.status === 409) {
@@ -354,7 +347,6 @@ function printRejection(url: string, action: string, r: Rejection, missing?: str
   }
   writeOut(...out);
   writeErr(err);
-  return rejectionExitCode(r.status);
 }
 
 /**
@@ -368,9 +360,13 @@ async function withBackend(
   request: ToggleRequest | { action: "status" },
   json: boolean,
   opts: RunOptions,
-  local: () => number,
+  local: () => number | Promise<number>,
 ): Promise<number> {
   if (url === null) return local();
+  // The backend client and the token lookup load only when there is a backend to call
+  // (references/startup.md#no-work-the-answer-does-not-need).
+  const { callStatus, callToggle, rejectionExitCode } = await import("./backend.ts");
+  const { backendTarget } = await import("./token.ts");
   const target = backendTarget(url, opts);
   let failed: Rejection | { kind: "fallback"; reason: FallbackReason };
   if (request.action === "status") {
@@ -393,7 +389,8 @@ async function withBackend(
     failed = answer;
   }
   if (failed.kind === "rejected") {
-    return printRejection(url, request.action, failed, target.missing);
+    printRejection(url, request.action, failed, target.missing);
+    return rejectionExitCode(failed.status);
   }
   const line = fallbackLine(url, failed.reason);
   if (request.action === "sync") {
@@ -420,7 +417,8 @@ function toggle(
   url: string | null,
   opts: RunOptions,
 ): Promise<number> {
-  return withBackend(url, request, false, opts, () => {
+  return withBackend(url, request, false, opts, async () => {
+    const { applyToggle } = await transitions();
     return report(request.action, applyToggle(request, { ...opts, config }), opts);
   });
 }
@@ -543,6 +541,14 @@ async function serve(cmd: Extract<Invocation, { command: "serve" }>): Promise<nu
 }
 
 /**
+ * The flag's state transitions (`ops.ts`, with the lock), loaded only by the commands that may
+ * change the flag: `status` and a `match` without `--activate` never load them.
+ */
+function transitions(): Promise<typeof import("./ops.ts")> {
+  return import("./ops.ts");
+}
+
+/**
  * Run the `prose` CLI with `args`; returns the exit code or throws a `CtxkitError` (formatted by
  * {@linkcode proseErrorFormat}).
  */
@@ -569,11 +575,11 @@ export async function proseMain(args: readonly string[], env: CliEnvironment): P
     case "match":
       return await match(cmd, paths, opts);
     case "consume":
-      return report("consume", consume(opts), opts);
+      return report("consume", (await transitions()).consume(opts), opts);
     case "block-end":
-      return report("block-end", endBlock(opts), opts);
+      return report("block-end", (await transitions()).endBlock(opts), opts);
     case "session-end":
-      return report("session-end", endSession(opts), opts);
+      return report("session-end", (await transitions()).endSession(opts), opts);
   }
   const { config, valid } = lenientConfig(paths);
   const url = backendUrl(config, valid, cmd.local);
