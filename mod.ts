@@ -40,10 +40,10 @@
  * ```ts ignore
  * import { checkpoint, guardRoots, snapshot, verify } from "./mod.ts";
  * const roots = guardRoots();
- * const run = snapshot({ roots, files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
+ * const run = await snapshot({ roots, files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
  * // … the optimizer rewrites CLAUDE.md …
- * checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"] });
- * const result = verify({ roots, runDir: run.runDir, files: ["CLAUDE.md"] });
+ * await checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"] });
+ * const result = await verify({ roots, runDir: run.runDir, files: ["CLAUDE.md"] });
  * if (!result.passed) console.error(result.gate.files.filter((f) => f.gate === "fail"));
  * ```
  *

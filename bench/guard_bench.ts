@@ -43,9 +43,9 @@ interface Phases {
   rollback: number;
 }
 
-function time(fn: () => void): number {
+async function time(fn: () => void | Promise<void>): Promise<number> {
   const start = performance.now();
-  fn();
+  await fn();
   return performance.now() - start;
 }
 
@@ -64,24 +64,24 @@ function fixture(n: number): { base: string; roots: GuardRoots; files: string[] 
   return { base, roots: { project, global, backups: `${global}/backups` }, files };
 }
 
-function cycle(n: number): Phases {
+async function cycle(n: number): Promise<Phases> {
   const { base, roots, files } = fixture(n);
   const phases: Phases = { snapshot: 0, checkpoint: 0, verify: 0, rollback: 0 };
   let runDir = "";
-  phases.snapshot = time(() => {
-    runDir = snapshot({ roots, files, scriptPath: "/bench" }, silentReporter).runDir;
+  phases.snapshot = await time(async () => {
+    runDir = (await snapshot({ roots, files, scriptPath: "/bench" }, silentReporter)).runDir;
   });
   // The optimizer's rewrite: every token kept, a line appended.
   for (const f of files) writeFileSync(f, readFileSync(f, "utf8") + "Keep it short.\n");
-  phases.checkpoint = time(() => {
-    checkpoint({ projectDir: roots.project, runDir, files }, silentReporter);
+  phases.checkpoint = await time(async () => {
+    await checkpoint({ projectDir: roots.project, runDir, files }, silentReporter);
   });
-  phases.verify = time(() => {
-    const r = verify({ roots, runDir, files }, silentReporter);
+  phases.verify = await time(async () => {
+    const r = await verify({ roots, runDir, files }, silentReporter);
     if (!r.passed) throw new Error("verify failed");
   });
-  phases.rollback = time(() => {
-    const r = rollback({ roots, runDirs: [runDir] }, silentReporter);
+  phases.rollback = await time(async () => {
+    const r = await rollback({ roots, runDirs: [runDir] }, silentReporter);
     if (!r.ok) throw new Error("rollback failed");
   });
   rmSync(base, { recursive: true, force: true });
@@ -93,9 +93,9 @@ function fsyncFloor(n: number): number {
   const base = realpathSync(mkdtempSync(`${tmpdir()}/ctxkit-guard-floor-`));
   for (let i = 0; i < 50; i++) mkdirSync(`${base}/d${i}`);
   const bytes = new TextEncoder().encode("x".repeat(1000));
-  const ms = time(() => {
-    for (let i = 0; i < n; i++) writeFileAtomic(`${base}/d${i % 50}/f${i}`, bytes);
-  });
+  const start = performance.now();
+  for (let i = 0; i < n; i++) writeFileAtomic(`${base}/d${i % 50}/f${i}`, bytes);
+  const ms = performance.now() - start;
   rmSync(base, { recursive: true, force: true });
   return ms;
 }
@@ -136,11 +136,11 @@ console.log(
   "files    snapshot   checkpoint       verify     rollback        total   µs/file   ratio" +
     "   fsync floor  total/floor",
 );
-cycle(20); // warm-up: JIT and module initialisation out of the baseline
+await cycle(20); // warm-up: JIT and module initialisation out of the baseline
 let baseline: number | undefined;
 for (const n of SIZES) {
   const floor = fsyncFloor(n);
-  const p = cycle(n);
+  const p = await cycle(n);
   const total = p.snapshot + p.checkpoint + p.verify + p.rollback;
   const perFile = (total * 1000) / n;
   baseline ??= perFile;

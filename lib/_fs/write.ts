@@ -124,6 +124,63 @@ export function fsyncFile(path: string): void {
   }
 }
 
+/**
+ * How many syncs of a batch run at once: enough for the journal to commit them together, few
+ * enough that a batch of thousands does not start thousands of threads.
+ */
+const SYNC_CONCURRENCY = 32;
+
+/**
+ * Run `sync` on every item with at most {@linkcode SYNC_CONCURRENCY} at a time, settle them all,
+ * then throw the first failure (so no sync is still running when the caller moves on).
+ */
+async function syncEach<T>(items: readonly T[], sync: (item: T) => Promise<void>): Promise<void> {
+  let next = 0;
+  let failure: { error: unknown } | undefined;
+  const worker = async () => {
+    while (next < items.length) {
+      const item = items[next++];
+      try {
+        await sync(item);
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(SYNC_CONCURRENCY, items.length) }, worker));
+  if (failure !== undefined) throw failure.error;
+}
+
+async function syncPath(path: string, directory: boolean): Promise<void> {
+  const file = await Deno.open(path, { read: true });
+  try {
+    if (directory || (await file.stat()).isFile) await file.sync();
+  } finally {
+    file.close();
+  }
+}
+
+/**
+ * {@linkcode fsyncFile} for a whole batch at once: the syncs run concurrently, so the journal
+ * commits them together rather than one by one (`references/startup.md#batched-fsync`). Every
+ * sync settles before the first failure is thrown.
+ */
+export function fsyncFiles(paths: Iterable<string>): Promise<void> {
+  return syncEach([...paths], (path) => syncPath(path, false));
+}
+
+/**
+ * {@linkcode fsyncDirectory} for a whole batch at once, concurrently; ignored where the OS
+ * refuses, as there.
+ */
+export function fsyncDirectories(dirs: Iterable<string>): Promise<void> {
+  return syncEach([...dirs], async (dir) => {
+    try {
+      await syncPath(dir, true);
+    } catch { /* not supported here: the renames are still atomic */ }
+  });
+}
+
 /** Options of {@linkcode writeFileAtomic}. */
 export interface AtomicWriteOptions {
   /** Mode of the new file (default `0o600`: owner-only). */
@@ -220,7 +277,8 @@ export function writeFileAtomic(
 
 /**
  * A replacement written to its temp file but not yet in place ({@linkcode prepareFileAtomic}):
- * `sync` it, then `commit` (the rename), or `abort` (the temp file is removed).
+ * `sync` it (or the whole batch with {@linkcode syncPendingWrites}), then `commit` (the rename),
+ * or `abort` (the temp file is removed).
  */
 export interface PendingWrite {
   /** The destination. */
@@ -233,6 +291,22 @@ export interface PendingWrite {
   commit(): Written;
   /** Remove the temp file. */
   abort(): void;
+}
+
+/** The temp file of each batch write that still needs its sync. */
+const unsyncedTemp = new WeakMap<PendingWrite, string>();
+
+/**
+ * Sync every temp file of a batch of {@linkcode prepareFileAtomic} writes at once
+ * ({@linkcode fsyncFiles}); then each may be committed.
+ */
+export function syncPendingWrites(pending: Iterable<PendingWrite | undefined>): Promise<void> {
+  const temps: string[] = [];
+  for (const p of pending) {
+    const temp = p === undefined ? undefined : unsyncedTemp.get(p);
+    if (temp !== undefined) temps.push(temp);
+  }
+  return fsyncFiles(temps);
 }
 
 /**
@@ -277,7 +351,7 @@ function writeTemp(
   }
   file.close();
   const done = { value: false };
-  return {
+  const pending: PendingWrite = {
     path,
     written,
     sync: () => {
@@ -308,6 +382,8 @@ function writeTemp(
       return written;
     },
   };
+  if (!syncNow) unsyncedTemp.set(pending, temp);
+  return pending;
 }
 
 /** Directories already swept by this process: leftovers predate it, so once each is enough. */

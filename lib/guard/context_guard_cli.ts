@@ -144,7 +144,7 @@ export async function contextGuardMain(
     case "snapshot": {
       const { snapshot } = await import("./commands/snapshot.ts");
       const files = p.events.flatMap((e) => (e.kind === "operand" ? [e.value] : []));
-      snapshot({
+      await snapshot({
         roots,
         layer: p.layer,
         files,
@@ -157,7 +157,7 @@ export async function contextGuardMain(
     case "verify": {
       const { verify } = await import("./commands/verify.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      const result = verify({
+      const result = await verify({
         roots,
         layer: p.layer,
         runDir,
@@ -171,7 +171,7 @@ export async function contextGuardMain(
     case "verify-deleted": {
       const { verifyDeleted } = await import("./commands/verify_deleted.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      const result = verifyDeleted({
+      const result = await verifyDeleted({
         roots,
         layer: p.layer,
         runDir,
@@ -185,12 +185,14 @@ export async function contextGuardMain(
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return restore({ roots, layer: p.layer, runDir, selector, files }, reporter).ok ? 0 : 1;
+      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter)).ok
+        ? 0
+        : 1;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");
       const runDirs = p.events.flatMap((e) => (e.kind === "layer" ? [] : [e.value]));
-      return rollback({ roots, runDirs }, reporter).ok ? 0 : 1;
+      return (await rollback({ roots, runDirs }, reporter)).ok ? 0 : 1;
     }
     default: {
       const { stateExists, statePath, writeState } = await import("./commands/state.ts");

@@ -7,7 +7,7 @@
  * ```ts ignore
  * import { PathRefusedError } from "./errors.ts";
  * try {
- *   snapshot({ roots, files: ["notes/"] });
+ *   await snapshot({ roots, files: ["notes/"] });
  * } catch (e) {
  *   if (e instanceof PathRefusedError && e.reason === "not-a-file") console.log(`skip ${e.path}`);
  * }

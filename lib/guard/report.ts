@@ -43,7 +43,7 @@ export type ReportedLine = CollectingReporter["lines"][number];
  * ```ts ignore
  * import { collectingReporter, snapshot } from "../../mod.ts";
  * const reporter = collectingReporter();
- * snapshot({ roots, files: ["CLAUDE.md"], scriptPath }, reporter);
+ * await snapshot({ roots, files: ["CLAUDE.md"], scriptPath }, reporter);
  * reporter.lines.find((l) => l.text.startsWith("RUN_DIR: "));
  * ```
  */

@@ -69,7 +69,10 @@ export async function textGuardMain(args: readonly string[]): Promise<number> {
   switch (command) {
     case "snapshot": {
       const { stageSnapshot } = await import("./stage/snapshot.ts");
-      stageSnapshot({ projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir }, reporter);
+      await stageSnapshot(
+        { projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir },
+        reporter,
+      );
       return 0;
     }
     case "checkpoint": {
@@ -77,7 +80,7 @@ export async function textGuardMain(args: readonly string[]): Promise<number> {
         throw new UsageError(text`checkpoint needs --run-dir and files`);
       }
       const { checkpoint } = await import("./stage/checkpoint.ts");
-      checkpoint({ projectDir, runDir, files }, reporter);
+      await checkpoint({ projectDir, runDir, files }, reporter);
       return 0;
     }
     case "verify": {
@@ -97,7 +100,7 @@ export async function textGuardMain(args: readonly string[]): Promise<number> {
       if (runDir === undefined) throw new UsageError(text`restore needs --run-dir`);
       if (files.length === 0) throw new UsageError(text`restore needs at least one file`);
       const { stageRestore } = await import("./stage/restore.ts");
-      stageRestore({ projectDir, runDir, files }, reporter);
+      await stageRestore({ projectDir, runDir, files }, reporter);
       return 0;
     }
     default: {

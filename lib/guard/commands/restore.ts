@@ -51,13 +51,14 @@ export function restoreRunDirs(options: RestoreOptions, reporter: Reporter): str
  * context-guard `restore`: every listed file (or every file) of the selected run dirs, each proven
  * owned and verified by hash afterwards.
  */
-export function restore(
+export async function restore(
   options: RestoreOptions,
   reporter: Reporter = silentReporter,
-): RestoreResult {
-  const runs = restoreRunDirs(options, reporter).map((dir) =>
-    restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter)
-  );
+): Promise<RestoreResult> {
+  const runs: RunDirRestore[] = [];
+  for (const dir of restoreRunDirs(options, reporter)) {
+    runs.push(await restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter));
+  }
   return { runs, ok: runs.every((r) => r.ok) };
 }
 
@@ -70,17 +71,17 @@ export interface RollbackOptions {
 }
 
 /** context-guard `rollback`: every file of every named run dir (or of the newest run). */
-export function rollback(
+export async function rollback(
   options: RollbackOptions,
   reporter: Reporter = silentReporter,
-): RestoreResult {
+): Promise<RestoreResult> {
   const dirs = options.runDirs.length > 0
     ? [...options.runDirs]
     : chooseRunGroups(options.roots, undefined, reporter);
   const runs: RunDirRestore[] = [];
   for (const dir of dirs) {
     reporter.out(text`ROLLBACK: ${dir}`);
-    runs.push(restoreRunDir(dir, "ROLLBACK_VERIFIED", [], reporter));
+    runs.push(await restoreRunDir(dir, "ROLLBACK_VERIFIED", [], reporter));
   }
   const ok = runs.every((r) => r.ok);
   reporter.out(text`ROLLBACK_RESULT: ${runs.length} layer(s), ${ok ? "ok" : "FAILED"}`);

@@ -62,12 +62,12 @@ function nearestPhysicalAncestor(path: string): string | undefined {
  * problems and bad file arguments are thrown (exit 2) before any write; a damaged snapshot or a
  * refused stage prints `<label>: FAILED - …` and returns `ok: false`, nothing written.
  */
-export function restoreRunDir(
+export async function restoreRunDir(
   runDir: string,
   label: RestoreLabel,
   files: readonly string[],
   reporter: Reporter,
-): RunDirRestore {
+): Promise<RunDirRestore> {
   const manifest = readManifest(runDir);
   const root = manifest.root;
   const hashes = new Map(manifest.files.map((f) => [f.path, f.sha256]));
@@ -147,7 +147,7 @@ export function restoreRunDir(
   }
   const targets = rels.map((rel) => joinRoot(root, rel));
   try {
-    stageRestore({
+    await stageRestore({
       projectDir: root,
       runDir,
       files: targets,

@@ -61,7 +61,7 @@ function fixture(files: Record<string, string>, layer: Layer = "project") {
 const shown = (lines: { stream: string; text: string }[]) =>
   lines.map((l) => `${l.stream}: ${l.text}`);
 
-Deno.test("restoreRunDir puts every manifest file back under the manifest's root, modes included, then the state", () => {
+Deno.test("restoreRunDir puts every manifest file back under the manifest's root, modes included, then the state", async () => {
   const f = fixture({ "CLAUDE.md": "NEVER 1\n", "rules/a.md": "A\n", "same.md": "S\n" });
   writeFileSync(f.path("CLAUDE.md"), "draft\n");
   chmodSync(f.path("CLAUDE.md"), 0o600);
@@ -73,7 +73,7 @@ Deno.test("restoreRunDir puts every manifest file back under the manifest's root
   writeFileSync(state, "{}\n");
   noteStateWritten(f.runDir, sha("{}\n"));
   const out = collectingReporter();
-  const r = restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], out);
+  const r = await restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], out);
   assert.deepEqual(r, {
     runDir: f.runDir,
     ok: true,
@@ -95,7 +95,7 @@ Deno.test("restoreRunDir puts every manifest file back under the manifest's root
   assert.equal(existsSync(state), false);
 });
 
-Deno.test("restoreRunDir with named files restores only those, resolved against the manifest root, and never the state", () => {
+Deno.test("restoreRunDir with named files restores only those, resolved against the manifest root, and never the state", async () => {
   const f = fixture({ "a.md": "A\n", "b.md": "B\n" });
   for (const rel of ["a.md", "b.md"]) {
     writeFileSync(f.path(rel), "draft\n");
@@ -106,7 +106,7 @@ Deno.test("restoreRunDir with named files restores only those, resolved against 
   writeFileSync(state, "{}\n");
   noteStateWritten(f.runDir, sha("{}\n"));
   const out = collectingReporter();
-  const r = restoreRunDir(f.runDir, "RESTORE_VERIFIED", [f.path("b.md")], out);
+  const r = await restoreRunDir(f.runDir, "RESTORE_VERIFIED", [f.path("b.md")], out);
   assert.deepEqual(r.restored, ["b.md"]);
   assert.deepEqual(shown(out.lines), [
     "stdout: RESTORED: b.md",
@@ -116,14 +116,14 @@ Deno.test("restoreRunDir with named files restores only those, resolved against 
   assert.equal(read(f.path("b.md")), "B\n");
   assert.equal(read(state), "{}\n");
   writeFileSync(f.path("c.md"), "x");
-  assert.throws(
+  await assert.rejects(
     () => restoreRunDir(f.runDir, "RESTORE_VERIFIED", [f.path("c.md")], collectingReporter()),
     (e: unknown) =>
       e instanceof SnapshotMissingError && e.problem === "not-in-manifest" && e.rel === "c.md" &&
       e.message === "not in the manifest: c.md",
   );
   writeFileSync(`${f.base}/a.md`, "x");
-  assert.throws(
+  await assert.rejects(
     () => restoreRunDir(f.runDir, "RESTORE_VERIFIED", [`${f.base}/a.md`], collectingReporter()),
     (e: unknown) =>
       e instanceof PathRefusedError &&
@@ -131,7 +131,7 @@ Deno.test("restoreRunDir with named files restores only those, resolved against 
   );
 });
 
-Deno.test("restoreRunDir: a damaged snapshot names every defect and writes nothing", () => {
+Deno.test("restoreRunDir: a damaged snapshot names every defect and writes nothing", async () => {
   const f = fixture({ "a.md": "A\n", "b.md": "B\n", "c.md": "C\n" });
   for (const rel of ["a.md", "b.md", "c.md"]) {
     writeFileSync(f.path(rel), "draft\n");
@@ -140,7 +140,7 @@ Deno.test("restoreRunDir: a damaged snapshot names every defect and writes nothi
   Deno.removeSync(`${f.runDir}/orig/a.md`);
   writeFileSync(`${f.runDir}/orig/b.md`, "tampered\n");
   const out = collectingReporter();
-  const r = restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], out);
+  const r = await restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], out);
   assert.deepEqual([r.ok, r.failure, r.restored], [false, "damaged", []]);
   assert.deepEqual(shown(out.lines), [
     `stderr: ❌ MISSING FROM SNAPSHOT: a.md (manifest lists it, ${f.runDir}/orig has no copy)`,
@@ -150,13 +150,13 @@ Deno.test("restoreRunDir: a damaged snapshot names every defect and writes nothi
   for (const rel of ["a.md", "b.md", "c.md"]) assert.equal(read(f.path(rel)), "draft\n", rel);
 });
 
-Deno.test("restoreRunDir: a refused stage prints its lines and FAILED, nothing written; a missing root too", () => {
+Deno.test("restoreRunDir: a refused stage prints its lines and FAILED, nothing written; a missing root too", async () => {
   const f = fixture({ "a.md": "A\n", "b.md": "B\n" });
   writeFileSync(f.path("a.md"), "owned\n");
   writeDraftRecord(f.runDir, "a.md", sha("owned\n"));
   writeFileSync(f.path("b.md"), "someone's\n");
   const out = collectingReporter();
-  const r = restoreRunDir(f.runDir, "RESTORE_VERIFIED", [], out);
+  const r = await restoreRunDir(f.runDir, "RESTORE_VERIFIED", [], out);
   assert.deepEqual([r.ok, r.failure], [false, "refused"]);
   assert.deepEqual(shown(out.lines), [
     "stderr: RESTORE_REFUSED: b.md (current bytes lack matching draft ownership)",
@@ -167,7 +167,7 @@ Deno.test("restoreRunDir: a refused stage prints its lines and FAILED, nothing w
   const g = fixture({ "CLAUDE.md": "G\n" }, "global");
   Deno.removeSync(g.root, { recursive: true });
   const gone = collectingReporter();
-  assert.equal(restoreRunDir(g.runDir, "ROLLBACK_VERIFIED", [], gone).failure, "refused");
+  assert.equal((await restoreRunDir(g.runDir, "ROLLBACK_VERIFIED", [], gone)).failure, "refused");
   assert.deepEqual(shown(gone.lines), [
     `stderr: ❌ invalid global root: ${g.root}`,
     `stderr: ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${g.runDir})`,
@@ -175,14 +175,14 @@ Deno.test("restoreRunDir: a refused stage prints its lines and FAILED, nothing w
   assert.equal(existsSync(g.root), false);
 });
 
-Deno.test("restoreRunDir never writes through a link: outside the root it is unsafe, inside it is refused", () => {
+Deno.test("restoreRunDir never writes through a link: outside the root it is unsafe, inside it is refused", async () => {
   const f = fixture({ "out/a.md": "A\n", "in/b.md": "B\n" });
   for (const rel of ["out/a.md", "in/b.md"]) {
     Deno.removeSync(dirname(f.path(rel)), { recursive: true });
   }
   mkdirSync(`${f.base}/elsewhere`);
   symlinkSync(`${f.base}/elsewhere`, f.path("out"));
-  assert.throws(
+  await assert.rejects(
     () => restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], collectingReporter()),
     (e: unknown) =>
       e instanceof ManifestError && e.problem === "unsafe-path" && e.entry === "out/a.md" &&
@@ -192,7 +192,7 @@ Deno.test("restoreRunDir never writes through a link: outside the root it is uns
   mkdirSync(f.path("out"));
   mkdirSync(f.path("real-in"));
   symlinkSync(f.path("real-in"), f.path("in"));
-  assert.throws(
+  await assert.rejects(
     () => restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], collectingReporter()),
     (e: unknown) =>
       e instanceof PathRefusedError && e.reason === "linked-component" &&
@@ -203,7 +203,7 @@ Deno.test("restoreRunDir never writes through a link: outside the root it is uns
   assert.deepEqual(Deno.readDirSync(f.path("out")).toArray(), []);
   // A manifest defect is thrown before anything else.
   writeFileSync(`${f.runDir}/manifest.json`, '{"root": "relative", "files": [{"path": "a"}]}');
-  assert.throws(
+  await assert.rejects(
     () => restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], collectingReporter()),
     (e: unknown) => e instanceof ManifestError && e.problem === "relative-root",
   );

@@ -77,7 +77,7 @@ Deno.test("restoreRunDirs: --run-dir as named; a layer flag or files give one ru
   assert.deepEqual(out.lines, []);
 });
 
-Deno.test("restore proves ownership per run dir and reports each; ok only when every run dir verified", () => {
+Deno.test("restore proves ownership per run dir and reports each; ok only when every run dir verified", async () => {
   const r = setup();
   mkdirSync(r.global, { recursive: true });
   const p = run(r, "20260102-000000", "project", 1, "P\n");
@@ -85,7 +85,7 @@ Deno.test("restore proves ownership per run dir and reports each; ok only when e
   draft(p, `${r.project}/CLAUDE.md`, "p draft\n");
   writeFileSync(`${r.global}/CLAUDE.md`, "someone's\n"); // not the optimizer's
   const out = collectingReporter();
-  const result = restore({ roots: r, files: [] }, out);
+  const result = await restore({ roots: r, files: [] }, out);
   assert.equal(result.ok, false);
   assert.deepEqual(result.runs.map((x) => [x.runDir, x.ok]), [[p, true], [g, false]]);
   assert.deepEqual(shown(out.lines), [
@@ -99,11 +99,11 @@ Deno.test("restore proves ownership per run dir and reports each; ok only when e
   // Once the global file is the optimizer's too, the same restore succeeds (the project file is
   // already original: reported, not rewritten).
   draft(g, `${r.global}/CLAUDE.md`, "g draft\n");
-  assert.equal(restore({ roots: r, files: [] }, collectingReporter()).ok, true);
+  assert.equal((await restore({ roots: r, files: [] }, collectingReporter())).ok, true);
   assert.equal(read(`${r.global}/CLAUDE.md`), "G\n");
 });
 
-Deno.test("rollback: literal run dirs in order, or every layer of the newest run; ROLLBACK_RESULT last", () => {
+Deno.test("rollback: literal run dirs in order, or every layer of the newest run; ROLLBACK_RESULT last", async () => {
   const r = setup();
   mkdirSync(r.global, { recursive: true });
   const p = run(r, "20260102-000000", "project", 1, "P\n");
@@ -111,7 +111,7 @@ Deno.test("rollback: literal run dirs in order, or every layer of the newest run
   writeFileSync(`${r.project}/CLAUDE.md`, "P\n");
   writeFileSync(`${r.global}/CLAUDE.md`, "G\n");
   const out = collectingReporter();
-  assert.equal(rollback({ roots: r, runDirs: [] }, out).ok, true);
+  assert.equal((await rollback({ roots: r, runDirs: [] }, out)).ok, true);
   assert.deepEqual(shown(out.lines), [
     `stdout: ROLLBACK: ${p}`,
     "stdout: RESTORED: CLAUDE.md",
@@ -124,28 +124,28 @@ Deno.test("rollback: literal run dirs in order, or every layer of the newest run
   // Literal paths, in command-line order; a failed one makes the result FAILED.
   writeFileSync(`${r.global}/CLAUDE.md`, "someone's\n");
   const named = collectingReporter();
-  const result = rollback({ roots: r, runDirs: [g, p] }, named);
+  const result = await rollback({ roots: r, runDirs: [g, p] }, named);
   assert.equal(result.ok, false);
   assert.deepEqual(result.runs.map((x) => x.runDir), [g, p]);
   assert.equal(named.lines.at(-1)?.text, "ROLLBACK_RESULT: 2 layer(s), FAILED");
   // `last` is no selector here: a literal path without a snapshot dir.
-  assert.throws(
+  await assert.rejects(
     () => rollback({ roots: r, runDirs: ["last"] }, collectingReporter()),
     (e: unknown) => e instanceof SnapshotMissingError && e.message === "no snapshot dir: last/orig",
   );
   // A manifest that cannot be read stops everything.
   writeFileSync(`${p}/manifest.json`, "{");
   const stopped = collectingReporter();
-  assert.throws(() => rollback({ roots: r, runDirs: [p, g] }, stopped), ManifestError);
+  await assert.rejects(() => rollback({ roots: r, runDirs: [p, g] }, stopped), ManifestError);
   assert.deepEqual(shown(stopped.lines), [`stdout: ROLLBACK: ${p}`]);
 });
 
-Deno.test("restore and rollback with no run of this invocation: no backups under B", () => {
+Deno.test("restore and rollback with no run of this invocation: no backups under B", async () => {
   const r = setup();
   for (
     const fn of [() => restore({ roots: r, files: [] }), () => rollback({ roots: r, runDirs: [] })]
   ) {
-    assert.throws(
+    await assert.rejects(
       fn,
       (e: unknown) =>
         e instanceof SnapshotMissingError && e.problem === "no-backups" &&
@@ -153,7 +153,7 @@ Deno.test("restore and rollback with no run of this invocation: no backups under
     );
   }
   run(r, "20260101-000000", "project", 1, "o\n", `${r.base}/other`);
-  assert.throws(
+  await assert.rejects(
     () => restore({ roots: r, files: [] }),
     (e: unknown) =>
       e instanceof SnapshotMissingError &&

@@ -176,14 +176,14 @@ function hasEntries(dir: string): boolean {
  * @example
  * ```ts ignore
  * import { guardRoots, snapshot } from "../../../mod.ts";
- * const run = snapshot({ roots: guardRoots(), files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
+ * const run = await snapshot({ roots: guardRoots(), files: ["CLAUDE.md"], scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
  * console.log(run.runDir);
  * ```
  */
-export function snapshot(
+export async function snapshot(
   options: SnapshotOptions,
   reporter: Reporter = silentReporter,
-): SnapshotResult {
+): Promise<SnapshotResult> {
   const { roots, files } = options;
   const layer = options.layer ?? "project";
   if (files.length === 0) throw new UsageError(text`snapshot needs at least one file`);
@@ -209,7 +209,7 @@ export function snapshot(
   }
   let staged;
   try {
-    staged = stageSnapshot({
+    staged = await stageSnapshot({
       projectDir: root,
       files,
       allowDirty: true,

@@ -20,13 +20,13 @@ function setup(): { roots: GuardRoots; file: string } {
   return { roots, file };
 }
 
-Deno.test("three snapshots in one second: -2, -3 in creation order; last and restore pick -3", () => {
+Deno.test("three snapshots in one second: -2, -3 in creation order; last and restore pick -3", async () => {
   const { roots, file } = setup();
   const now = new Date(2026, 9, 12, 14, 3, 7);
   const dirs: string[] = [];
   for (let i = 1; i <= 3; i++) {
     writeFileSync(file, `v${i} NEVER ${i}\n`);
-    const r = snapshot({ roots, files: [file], scriptPath: "/x/context-guard.ts", now });
+    const r = await snapshot({ roots, files: [file], scriptPath: "/x/context-guard.ts", now });
     dirs.push(r.runDir);
   }
   const b = roots.backups;
@@ -47,9 +47,9 @@ Deno.test("three snapshots in one second: -2, -3 in creation order; last and res
   ]]);
   // The -3 copy holds v3; a checkpointed draft is rolled back to it by `restore` with no selector.
   writeFileSync(file, "draft\n");
-  checkpoint({ projectDir: roots.project, runDir: dirs[2], files: [file] });
+  await checkpoint({ projectDir: roots.project, runDir: dirs[2], files: [file] });
   const out = collectingReporter();
-  const r = restore({ roots, layer: "project", files: [] }, out);
+  const r = await restore({ roots, layer: "project", files: [] }, out);
   strictEqual(r.ok, true);
   strictEqual(readFileSync(file, "utf8"), "v3 NEVER 3\n");
   deepStrictEqual(out.lines.map((l) => l.text), [
@@ -58,33 +58,34 @@ Deno.test("three snapshots in one second: -2, -3 in creation order; last and res
   ]);
 });
 
-Deno.test("retention: five runs per root and layer, never one younger than a day, oldest first", () => {
+Deno.test("retention: five runs per root and layer, never one younger than a day, oldest first", async () => {
   const { roots, file } = setup();
   const day = 24 * 60 * 60 * 1000;
   const t0 = new Date(2026, 9, 12, 14, 3, 7).getTime();
-  const snap = (at: number) => {
+  const snap = async (at: number) => {
     const rep = collectingReporter();
-    const r = snapshot({ roots, files: [file], scriptPath: "/x", now: new Date(at) }, rep);
+    const r = await snapshot({ roots, files: [file], scriptPath: "/x", now: new Date(at) }, rep);
     return {
       dir: r.runDir,
       pruned: rep.lines.flatMap((l) => l.text.startsWith("PRUNED: ") ? [l.text.slice(8)] : []),
     };
   };
-  const first = [0, 1, 2, 3, 4, 5].map((i) => snap(t0 + i * 1000));
+  const first = [];
+  for (const i of [0, 1, 2, 3, 4, 5]) first.push(await snap(t0 + i * 1000));
   // Six runs within seconds: all younger than a day, none pruned.
   deepStrictEqual(first.flatMap((s) => s.pruned), []);
   // Another project's run and a global run are never counted or pruned with this root's.
   const other = { ...roots, project: `${roots.project}-other` };
   Deno.mkdirSync(other.project);
   writeFileSync(`${other.project}/CLAUDE.md`, "other 1\n");
-  snapshot({
+  await snapshot({
     roots: other,
     files: [`${other.project}/CLAUDE.md`],
     scriptPath: "/x",
     now: new Date(t0),
   });
   // Two days later: keep the new run and the four newest others; the two oldest go, oldest last.
-  const later = snap(t0 + 2 * day);
+  const later = await snap(t0 + 2 * day);
   deepStrictEqual(later.pruned, [first[1].dir, first[0].dir]);
   strictEqual(readRuns(roots.backups).filter((r) => r.head?.root === other.project).length, 1);
 });

@@ -84,7 +84,10 @@ export function reportRunFailed(runDir: string, rollback: RunDirRestore, reporte
  * context-guard `verify`: gate each file against its snapshot copy (misses may be covered by the
  * ledger); when any file fails, roll the whole run dir back.
  */
-export function verify(options: VerifyOptions, reporter: Reporter = silentReporter): VerifyResult {
+export async function verify(
+  options: VerifyOptions,
+  reporter: Reporter = silentReporter,
+): Promise<VerifyResult> {
   const { runDir, root, rootName } = chooseRun(options.roots, options, reporter);
   requireSnapshotDir(runDir);
   if (options.files.length === 0) throw new UsageError(text`verify needs at least one file`);
@@ -104,7 +107,7 @@ export function verify(options: VerifyOptions, reporter: Reporter = silentReport
   };
   if (gate.filesFailed === 0) return { runDir, gate, passed: true };
   reporter.out(text`ROLLBACK: whole run (gate failed) ${runDir}`);
-  const rollback = restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
+  const rollback = await restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
   reportRunFailed(runDir, rollback, reporter);
   return { runDir, gate, rollback, passed: false };
 }

@@ -107,10 +107,10 @@ function putRecordBack(path: string, previous: Uint8Array | null): void {
  * written; afterwards the proof either passes (the draft record is as before) or rolls the run
  * back.
  */
-export function verifyDeleted(
+export async function verifyDeleted(
   options: VerifyDeletedOptions,
   reporter: Reporter = silentReporter,
-): VerifyDeletedResult {
+): Promise<VerifyDeletedResult> {
   const { roots, survivors } = options;
   if (options.targets.length !== 1) {
     throw new UsageError(text`verify-deleted takes exactly one deleted file`);
@@ -171,7 +171,7 @@ export function verifyDeleted(
   }
   reporter.err(text`MERGE_UNPROVEN: ${rel} - survivors do not carry every critical token`);
   reporter.out(text`ROLLBACK: whole run (merge unproven) ${runDir}`);
-  const rollback = restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
+  const rollback = await restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
   reportRunFailed(runDir, rollback, reporter);
   return { outcome: "unproven" };
 }

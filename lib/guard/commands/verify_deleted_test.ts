@@ -36,7 +36,7 @@ function hooked(trigger: string, hook: () => void): Reporter & { text(): string[
   };
 }
 
-Deno.test("verify-deleted never writes at the deleted path; a pass puts the draft record back", () => {
+Deno.test("verify-deleted never writes at the deleted path; a pass puts the draft record back", async () => {
   const f = fixture("rules/old.md", "NEVER 42\n", "NEVER 42 kept\n");
   const deleted = join(f.proj, "rules/old.md");
   mkdirSync(join(f.proj, "rules"));
@@ -47,7 +47,7 @@ Deno.test("verify-deleted never writes at the deleted path; a pass puts the draf
     sawPath = existsSync(deleted);
     assert.equal(readFileSync(record, "utf8"), "MISSING\n");
   });
-  const result = verifyDeleted({
+  const result = await verifyDeleted({
     roots: f.roots,
     runDir: f.runDir,
     survivors: [join(f.proj, "keep.md")],
@@ -68,7 +68,7 @@ Deno.test("verify-deleted never writes at the deleted path; a pass puts the draf
   assert.equal(existsSync(record), false, "no record before: none after");
 });
 
-Deno.test("verify-deleted: a target physically outside the root is refused before anything is written", () => {
+Deno.test("verify-deleted: a target physically outside the root is refused before anything is written", async () => {
   // `ext` is a link out of the project: logical resolution passes, the physical check refuses it.
   const f = fixture("ext/old.md", "NEVER 42\n", "NEVER 42\n");
   const outside = join(f.base, "outside");
@@ -77,9 +77,9 @@ Deno.test("verify-deleted: a target physically outside the root is refused befor
   const draft = join(f.runDir, "draft/ext/old.md.sha256");
   mkdirSync(join(draft, ".."), { recursive: true });
   writeFileSync(draft, "previous\n");
-  assert.throws(
-    () =>
-      verifyDeleted({
+  await assert.rejects(
+    async () =>
+      await verifyDeleted({
         roots: f.roots,
         runDir: f.runDir,
         survivors: [join(f.proj, "keep.md")],

@@ -53,12 +53,12 @@ function draft(runDir: string, root: string, rel: string, content: string): void
 const shown = (lines: { stream: string; text: string }[]) =>
   lines.map((l) => `${l.stream}: ${l.text}`);
 
-Deno.test("verify: every file passing keeps every rewrite and rolls nothing back", () => {
+Deno.test("verify: every file passing keeps every rewrite and rolls nothing back", async () => {
   const r = setup();
   const rd = run(r, "project", { "a.md": "NEVER 1\n", "b.md": "ALWAYS 2\n" });
   draft(rd, r.project, "a.md", "NEVER 1, shorter\n");
   const out = collectingReporter();
-  const result = verify({ roots: r, files: [`${r.project}/a.md`] }, out);
+  const result = await verify({ roots: r, files: [`${r.project}/a.md`] }, out);
   assert.deepEqual([result.runDir, result.passed, result.rollback], [rd, true, undefined]);
   assert.deepEqual(shown(out.lines), [
     "stdout: FILE: a.md",
@@ -70,14 +70,14 @@ Deno.test("verify: every file passing keeps every rewrite and rolls nothing back
   assert.equal(read(`${r.project}/a.md`), "NEVER 1, shorter\n");
 });
 
-Deno.test("verify: one failing file rolls the whole run back, passing files included", () => {
+Deno.test("verify: one failing file rolls the whole run back, passing files included", async () => {
   const r = setup();
   const rd = run(r, "project", { "a.md": "NEVER 1\n", "b.md": "ALWAYS 2\n" });
   draft(rd, r.project, "a.md", "lost\n");
   draft(rd, r.project, "b.md", "ALWAYS 2 kept\n");
   const out = collectingReporter();
   // Only a.md is verified; b.md, rewritten in the same run, comes back with it.
-  const result = verify({ roots: r, files: [`${r.project}/a.md`] }, out);
+  const result = await verify({ roots: r, files: [`${r.project}/a.md`] }, out);
   assert.equal(result.passed, false);
   assert.equal(result.gate.filesFailed, 1);
   assert.equal(result.rollback?.ok, true);
@@ -94,7 +94,7 @@ Deno.test("verify: one failing file rolls the whole run back, passing files incl
   // The gate itself never restores per file: without ownership the rollback is refused as a whole.
   writeFileSync(`${r.project}/a.md`, "someone's\n");
   const refused = collectingReporter();
-  const again = verify({ roots: r, files: [`${r.project}/a.md`] }, refused);
+  const again = await verify({ roots: r, files: [`${r.project}/a.md`] }, refused);
   assert.equal(again.rollback?.ok, false);
   assert.deepEqual(shown(refused.lines).slice(-6), [
     "stdout: ACTION: kept",
@@ -107,14 +107,14 @@ Deno.test("verify: one failing file rolls the whole run back, passing files incl
   assert.equal(read(`${r.project}/a.md`), "someone's\n");
 });
 
-Deno.test("verify: misses all ledgered pass with nothing rolled back", () => {
+Deno.test("verify: misses all ledgered pass with nothing rolled back", async () => {
   const r = setup();
   const rd = run(r, "project", { "a.md": "NEVER 1\n" });
   draft(rd, r.project, "a.md", "gone\n");
   const ledger = `${r.base}/ledger.tsv`;
   writeFileSync(ledger, `${r.project}/a.md\t1\t-\taccepted loss\n`);
   const out = collectingReporter();
-  const result = verify({ roots: r, ledger, files: [`${r.project}/a.md`] }, out);
+  const result = await verify({ roots: r, ledger, files: [`${r.project}/a.md`] }, out);
   assert.equal(result.passed, true);
   assert.deepEqual(shown(out.lines).slice(-3), [
     "stdout: GATE: PASS (every miss ledgered)",
@@ -124,27 +124,27 @@ Deno.test("verify: misses all ledgered pass with nothing rolled back", () => {
   assert.equal(read(`${r.project}/a.md`), "gone\n");
 });
 
-Deno.test("verify dies before any gate output: no run, no orig/, no file, no ledger, a file of another layer", () => {
+Deno.test("verify dies before any gate output: no run, no orig/, no file, no ledger, a file of another layer", async () => {
   const r = setup();
   const none = collectingReporter();
-  assert.throws(
+  await assert.rejects(
     () => verify({ roots: r, files: [`${r.project}/a.md`] }, none),
     (e: unknown) =>
       e instanceof SnapshotMissingError && e.message === `no backups under ${r.backups}`,
   );
   const rd = run(r, "project", { "a.md": "NEVER 1\n" });
-  assert.throws(
+  await assert.rejects(
     () => verify({ roots: r, runDir: rd, files: [] }),
     (e: unknown) => e instanceof UsageError && e.message === "verify needs at least one file",
   );
-  assert.throws(
+  await assert.rejects(
     () => verify({ roots: r, ledger: `${r.base}/none.tsv`, files: [`${r.project}/a.md`] }, none),
     (e: unknown) =>
       e instanceof LedgerError && e.message === `no such ledger file: ${r.base}/none.tsv`,
   );
   const bare = `${r.base}/bare`;
   mkdirSync(bare);
-  assert.throws(
+  await assert.rejects(
     () => verify({ roots: r, runDir: bare, files: [] }),
     (e: unknown) =>
       e instanceof SnapshotMissingError && e.message === `no snapshot dir: ${bare}/orig`,
@@ -152,7 +152,7 @@ Deno.test("verify dies before any gate output: no run, no orig/, no file, no led
   // Against a global run, a project file is outside the global root (named as such).
   mkdirSync(r.global, { recursive: true });
   const g = run(r, "global", { "CLAUDE.md": "G 1\n" });
-  assert.throws(
+  await assert.rejects(
     () => verify({ roots: r, runDir: g, files: [`${r.project}/a.md`] }, none),
     (e: unknown) =>
       e instanceof PathRefusedError &&

@@ -6,7 +6,7 @@
  */
 
 import { existsNoFollow, isFileFollow } from "../../_fs/inspect.ts";
-import { fsyncDirectory } from "../../_fs/write.ts";
+import { fsyncDirectories } from "../../_fs/write.ts";
 import { text } from "../../text.ts";
 import { PathRefusedError } from "../errors.ts";
 import { currentState, writeDraftRecord } from "../ownership.ts";
@@ -37,13 +37,13 @@ export interface CheckpointOptions {
  * ```ts ignore
  * import { checkpoint } from "../../../mod.ts";
  * // … the optimizer rewrote CLAUDE.md in place …
- * checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"] });
+ * await checkpoint({ runDir: run.runDir, projectDir: run.root, files: ["CLAUDE.md"] });
  * ```
  */
-export function checkpoint(
+export async function checkpoint(
   options: CheckpointOptions,
   reporter: Reporter = silentReporter,
-): string[] {
+): Promise<string[]> {
   const { runDir } = options;
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
@@ -70,6 +70,6 @@ export function checkpoint(
     dirs.add(writeDraftRecord(runDir, t.rel, currentState(t.abs), false));
     reporter.out(text`CHECKPOINT: ${t.rel}`);
   }
-  for (const d of dirs) fsyncDirectory(d);
+  await fsyncDirectories(dirs);
   return targets.map((t) => t.rel);
 }

@@ -22,11 +22,11 @@ function fixture() {
   return { base, root, runDir };
 }
 
-Deno.test("checkpoint records each file's current hash, or MISSING for a deleted one, in order", () => {
+Deno.test("checkpoint records each file's current hash, or MISSING for a deleted one, in order", async () => {
   const f = fixture();
   Deno.removeSync(`${f.root}/b.md`);
   const out = collectingReporter();
-  const rels = checkpoint(
+  const rels = await checkpoint(
     { projectDir: f.root, runDir: f.runDir, files: [`${f.root}/rules/a.md`, `${f.root}/b.md`] },
     out,
   );
@@ -42,12 +42,12 @@ Deno.test("checkpoint records each file's current hash, or MISSING for a deleted
   assert.equal(readFileSync(`${f.runDir}/draft/b.md.sha256`, "utf8"), "MISSING\n");
 });
 
-Deno.test("checkpoint checks every file before writing any record", () => {
+Deno.test("checkpoint checks every file before writing any record", async () => {
   const f = fixture();
   writeFileSync(`${f.root}/new.md`, "never snapshotted\n");
-  assert.throws(
-    () =>
-      checkpoint({
+  await assert.rejects(
+    async () =>
+      await checkpoint({
         projectDir: f.root,
         runDir: f.runDir,
         files: [`${f.root}/rules/a.md`, `${f.root}/new.md`],
@@ -59,9 +59,9 @@ Deno.test("checkpoint checks every file before writing any record", () => {
   // A directory where a snapshotted file was: refused, and the earlier valid file gets no record.
   mkdirSync(`${f.root}/dir.md`);
   writeFileSync(`${f.runDir}/orig/dir.md`, "original\n");
-  assert.throws(
-    () =>
-      checkpoint({
+  await assert.rejects(
+    async () =>
+      await checkpoint({
         projectDir: f.root,
         runDir: f.runDir,
         files: [`${f.root}/b.md`, `${f.root}/dir.md`],
@@ -73,18 +73,22 @@ Deno.test("checkpoint checks every file before writing any record", () => {
   assert.equal(existsSync(`${f.runDir}/draft`), false, "no record was written");
 });
 
-Deno.test("checkpoint refuses a linked run dir and a target outside the root", () => {
+Deno.test("checkpoint refuses a linked run dir and a target outside the root", async () => {
   const f = fixture();
   symlinkSync(f.runDir, `${f.base}/run-link`);
-  assert.throws(
-    () =>
-      checkpoint({ projectDir: f.root, runDir: `${f.base}/run-link`, files: [`${f.root}/b.md`] }),
+  await assert.rejects(
+    async () =>
+      await checkpoint({
+        projectDir: f.root,
+        runDir: `${f.base}/run-link`,
+        files: [`${f.root}/b.md`],
+      }),
     (e: unknown) =>
       e instanceof PathRefusedError && e.reason === "linked-component" &&
       e.message === `symbolic-link snapshot path: ${f.base}/run-link`,
   );
   writeFileSync(`${f.base}/outside.md`, "x");
-  assert.throws(
+  await assert.rejects(
     () => checkpoint({ projectDir: f.root, runDir: f.runDir, files: [`${f.base}/outside.md`] }),
     (e: unknown) =>
       e instanceof PathRefusedError && e.reason === "outside-root" &&

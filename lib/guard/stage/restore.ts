@@ -5,7 +5,7 @@
  * @module
  */
 
-import { fsyncDirectory, type PendingWrite } from "../../_fs/write.ts";
+import { fsyncDirectories, type PendingWrite, syncPendingWrites } from "../../_fs/write.ts";
 import { faultPoint } from "../../faults.ts";
 import { dirname } from "../../paths.ts";
 import { text } from "../../text.ts";
@@ -34,7 +34,10 @@ export interface StageRestoreOptions extends StageFilesOptions {
  * file is put in place in order (`RESTORED: <rel>`); a file that already has its snapshot bytes
  * (and recorded mode) is left untouched, its line printed all the same.
  */
-export function stageRestore(options: StageRestoreOptions, reporter: Reporter): ResolvedPath[] {
+export async function stageRestore(
+  options: StageRestoreOptions,
+  reporter: Reporter,
+): Promise<ResolvedPath[]> {
   const { runDir } = options;
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
@@ -64,7 +67,7 @@ export function stageRestore(options: StageRestoreOptions, reporter: Reporter): 
           : prepareRestore(runDir, t.rel, t.abs, false, mode),
       );
     });
-    for (const p of pending) p?.sync();
+    await syncPendingWrites(pending);
   } catch (e) {
     for (const p of pending) p?.abort();
     throw e;
@@ -83,6 +86,6 @@ export function stageRestore(options: StageRestoreOptions, reporter: Reporter): 
   } finally {
     for (const p of pending) p?.abort(); // the ones a failure left uncommitted
   }
-  for (const d of dirs) fsyncDirectory(d);
+  await fsyncDirectories(dirs);
   return targets;
 }

@@ -25,7 +25,7 @@ function fixture(files: Record<string, string>) {
   return { root, runDir };
 }
 
-Deno.test("stageRestore is all or nothing: every unowned file is named and nothing is written", () => {
+Deno.test("stageRestore is all or nothing: every unowned file is named and nothing is written", async () => {
   const f = fixture({ "a.md": "A\n", "b.md": "B\n", "c.md": "C\n" });
   writeFileSync(`${f.root}/a.md`, "owned draft\n");
   writeDraftRecord(f.runDir, "a.md", sha("owned draft\n"));
@@ -33,9 +33,9 @@ Deno.test("stageRestore is all or nothing: every unowned file is named and nothi
   writeFileSync(`${f.root}/c.md`, "another edit\n");
   writeDraftRecord(f.runDir, "c.md", sha("an older draft\n"));
   const out = collectingReporter();
-  assert.throws(
-    () =>
-      stageRestore({
+  await assert.rejects(
+    async () =>
+      await stageRestore({
         projectDir: f.root,
         runDir: f.runDir,
         files: ["a.md", "b.md", "c.md"].map((r) => `${f.root}/${r}`),
@@ -49,7 +49,7 @@ Deno.test("stageRestore is all or nothing: every unowned file is named and nothi
   assert.equal(read(`${f.root}/b.md`), "someone's edit\n");
 });
 
-Deno.test("stageRestore restores owned and deleted files in order, with recorded modes, and leaves originals untouched", () => {
+Deno.test("stageRestore restores owned and deleted files in order, with recorded modes, and leaves originals untouched", async () => {
   const f = fixture({ "a.md": "A\n", "gone.md": "G\n", "same.md": "S\n" });
   writeFileSync(`${f.root}/a.md`, "draft\n");
   writeDraftRecord(f.runDir, "a.md", sha("draft\n"));
@@ -60,7 +60,7 @@ Deno.test("stageRestore restores owned and deleted files in order, with recorded
   utimesSync(`${f.root}/same.md`, past, past);
   const inode = Deno.statSync(`${f.root}/same.md`).ino;
   const out = collectingReporter();
-  const targets = stageRestore({
+  const targets = await stageRestore({
     projectDir: f.root,
     runDir: f.runDir,
     files: ["same.md", "gone.md", "a.md"].map((r) => `${f.root}/${r}`),
@@ -80,10 +80,10 @@ Deno.test("stageRestore restores owned and deleted files in order, with recorded
   assert.equal(same.mtime?.getTime(), past.getTime());
 });
 
-Deno.test("stageRestore: an original file with the wrong recorded mode is rewritten to that mode", () => {
+Deno.test("stageRestore: an original file with the wrong recorded mode is rewritten to that mode", async () => {
   const f = fixture({ "a.md": "A\n" });
   chmodSync(`${f.root}/a.md`, 0o600);
-  stageRestore({
+  await stageRestore({
     projectDir: f.root,
     runDir: f.runDir,
     files: [`${f.root}/a.md`],
@@ -92,13 +92,13 @@ Deno.test("stageRestore: an original file with the wrong recorded mode is rewrit
   assert.equal(Deno.statSync(`${f.root}/a.md`).mode! & 0o777, 0o644);
 });
 
-Deno.test("stageRestore: a file without a snapshot copy is reported before any ownership refusal", () => {
+Deno.test("stageRestore: a file without a snapshot copy is reported before any ownership refusal", async () => {
   const f = fixture({ "a.md": "A\n" });
   writeFileSync(`${f.root}/a.md`, "unowned\n");
   writeFileSync(`${f.root}/new.md`, "x\n");
-  assert.throws(
-    () =>
-      stageRestore({
+  await assert.rejects(
+    async () =>
+      await stageRestore({
         projectDir: f.root,
         runDir: f.runDir,
         files: [`${f.root}/a.md`, `${f.root}/new.md`],

@@ -15,7 +15,12 @@ import {
   physicalPath,
 } from "../../_fs/inspect.ts";
 import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
-import { createFileExclusive, fsyncDirectory, fsyncFile, type Written } from "../../_fs/write.ts";
+import {
+  createFileExclusive,
+  fsyncDirectories,
+  fsyncFiles,
+  type Written,
+} from "../../_fs/write.ts";
 import { UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
@@ -212,10 +217,10 @@ ${verbatim(porcelain.join("\n"))}
  * text-guard `snapshot`: copy the targets to `<run dir>/orig/<rel>` and print `ROOT:`,
  * `SNAPSHOT:`, the rel lines and `RUN_DIR:`.
  */
-export function stageSnapshot(
+export async function stageSnapshot(
   options: StageSnapshotOptions,
   reporter: Reporter,
-): StageSnapshotResult {
+): Promise<StageSnapshotResult> {
   const { files } = options;
   if (files.length === 0) throw new UsageError(text`snapshot needs at least one file`);
   const root = textGuardRoot(options.projectDir, options.rootName);
@@ -286,8 +291,8 @@ export function stageSnapshot(
     records.get(t.rel)!.written = writeCopy(copy, { copyFrom: t.abs });
     copies.push(copy);
   }
-  for (const copy of copies) fsyncFile(copy);
-  for (const d of dirs) fsyncDirectory(d);
+  await fsyncFiles(copies);
+  await fsyncDirectories(dirs);
   reporter.out(text`ROOT: ${root}`);
   reporter.out(text`SNAPSHOT: ${files.length} files`);
   for (const t of targets) reporter.out(text`  ${t.rel}`);

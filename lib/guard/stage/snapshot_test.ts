@@ -32,12 +32,12 @@ function gitProject(): { base: string; root: string } {
   return { base, root };
 }
 
-Deno.test("stageSnapshot copies each target owner-only into a fresh run dir and prints its lines", () => {
+Deno.test("stageSnapshot copies each target owner-only into a fresh run dir and prints its lines", async () => {
   const { root } = gitProject();
   Deno.chmodSync(`${root}/rules/a.md`, 0o640);
   const out = collectingReporter();
   const files = [`${root}/rules/a.md`, `${root}/CLAUDE.md`, `${root}/rules/a.md`];
-  const r = stageSnapshot({ projectDir: root, files, now: NOW }, out);
+  const r = await stageSnapshot({ projectDir: root, files, now: NOW }, out);
   const runDir = `${root}/.claude/reports/20261012-140307_text-optimize`;
   assert.equal(r.runDir, runDir);
   assert.equal(r.root, root);
@@ -64,7 +64,7 @@ Deno.test("stageSnapshot copies each target owner-only into a fresh run dir and 
   // .gitignore created with the line once; the same second's next run gets -2.
   assert.equal(read(`${root}/.gitignore`), ".claude/reports/\n");
   assert.equal(modeOf(`${root}/.gitignore`), 0o666 & ~process.umask());
-  const again = stageSnapshot({
+  const again = await stageSnapshot({
     projectDir: root,
     files: [`${root}/CLAUDE.md`],
     now: NOW,
@@ -75,7 +75,7 @@ Deno.test("stageSnapshot copies each target owner-only into a fresh run dir and 
   // A name taken by anything, a dangling link included, moves on to the next suffix.
   const later = `${root}/.claude/reports/20261012-140308_text-optimize`;
   symlinkSync(`${root}/nowhere`, later);
-  const third = stageSnapshot({
+  const third = await stageSnapshot({
     projectDir: root,
     files: [`${root}/CLAUDE.md`],
     now: new Date(NOW.getTime() + 1000),
@@ -85,11 +85,11 @@ Deno.test("stageSnapshot copies each target owner-only into a fresh run dir and 
   assert.equal(existsSync(`${root}/nowhere`), false);
 });
 
-Deno.test("stageSnapshot appends the ignore line newline-safe and keeps the file's mode", () => {
+Deno.test("stageSnapshot appends the ignore line newline-safe and keeps the file's mode", async () => {
   const { root } = gitProject();
   writeFileSync(`${root}/.gitignore`, "node_modules");
   Deno.chmodSync(`${root}/.gitignore`, 0o604);
-  stageSnapshot(
+  await stageSnapshot(
     { projectDir: root, files: [`${root}/CLAUDE.md`], allowDirty: true, now: NOW },
     collectingReporter(),
   );
@@ -97,13 +97,13 @@ Deno.test("stageSnapshot appends the ignore line newline-safe and keeps the file
   assert.equal(modeOf(`${root}/.gitignore`), 0o604);
 });
 
-Deno.test("stageSnapshot's clean-tree gate: dirty or untracked targets, or no repository, exit 3 with nothing written", () => {
+Deno.test("stageSnapshot's clean-tree gate: dirty or untracked targets, or no repository, exit 3 with nothing written", async () => {
   const { root } = gitProject();
   writeFileSync(`${root}/CLAUDE.md`, "changed\n");
   writeFileSync(`${root}/new.md`, "untracked\n");
-  assert.throws(
-    () =>
-      stageSnapshot({
+  await assert.rejects(
+    async () =>
+      await stageSnapshot({
         projectDir: root,
         files: [`${root}/CLAUDE.md`, `${root}/new.md`, `${root}/rules/a.md`],
       }, collectingReporter()),
@@ -124,7 +124,7 @@ Deno.test("stageSnapshot's clean-tree gate: dirty or untracked targets, or no re
   assert.equal(existsSync(`${root}/.claude`), false);
   assert.equal(existsSync(`${root}/.gitignore`), false);
   // The clean file alone passes the gate.
-  stageSnapshot(
+  await stageSnapshot(
     { projectDir: root, files: [`${root}/rules/a.md`], now: NOW },
     collectingReporter(),
   );
@@ -132,7 +132,7 @@ Deno.test("stageSnapshot's clean-tree gate: dirty or untracked targets, or no re
   const plain = `${makeTempDir("ctxkit-ssnap-")}/plain`;
   mkdirSync(plain);
   writeFileSync(`${plain}/a.md`, "x");
-  assert.throws(
+  await assert.rejects(
     () => stageSnapshot({ projectDir: plain, files: [`${plain}/a.md`] }, collectingReporter()),
     (e: unknown) =>
       e instanceof DirtyTreeError && e.exitCode === 3 && e.porcelain.length === 0 &&
@@ -142,24 +142,27 @@ Deno.test("stageSnapshot's clean-tree gate: dirty or untracked targets, or no re
   );
   assert.deepEqual(readdirSync(plain), ["a.md"]);
   // --allow-dirty outside git: no .gitignore is touched.
-  stageSnapshot(
+  await stageSnapshot(
     { projectDir: plain, files: [`${plain}/a.md`], allowDirty: true, now: NOW },
     collectingReporter(),
   );
   assert.deepEqual(readdirSync(plain).sort(), [".claude", "a.md"]);
 });
 
-Deno.test("stageSnapshot refuses bad targets and run dirs before writing anything", () => {
+Deno.test("stageSnapshot refuses bad targets and run dirs before writing anything", async () => {
   const { base, root } = gitProject();
-  const refused = (files: string[], check: (e: unknown) => boolean, runDir?: string) => {
-    assert.throws(
-      () =>
-        stageSnapshot({ projectDir: root, files, runDir, allowDirty: true }, collectingReporter()),
+  const refused = async (files: string[], check: (e: unknown) => boolean, runDir?: string) => {
+    await assert.rejects(
+      async () =>
+        await stageSnapshot(
+          { projectDir: root, files, runDir, allowDirty: true },
+          collectingReporter(),
+        ),
       check,
     );
     assert.equal(existsSync(`${root}/.claude`), false);
   };
-  assert.throws(
+  await assert.rejects(
     () => stageSnapshot({ projectDir: root, files: [] }, collectingReporter()),
     (e: unknown) => e instanceof UsageError && e.message === "snapshot needs at least one file",
   );
@@ -215,7 +218,7 @@ Deno.test("stageSnapshot refuses bad targets and run dirs before writing anythin
   assert.equal(read(`${base}/outside.md`), "x");
 });
 
-Deno.test("stageSnapshot for context-guard: links checked only from B down, dotfiles links by content, no linked dirs below the root", () => {
+Deno.test("stageSnapshot for context-guard: links checked only from B down, dotfiles links by content, no linked dirs below the root", async () => {
   const base = makeTempDir("ctxkit-ssnap-");
   const dotfiles = `${base}/dotfiles`;
   mkdirSync(dotfiles);
@@ -225,7 +228,7 @@ Deno.test("stageSnapshot for context-guard: links checked only from B down, dotf
   writeFileSync(`${base}/real-claude.md`, "NEVER 9\n");
   symlinkSync(`${base}/real-claude.md`, `${g}/CLAUDE.md`);
   const out = collectingReporter();
-  const r = stageSnapshot({
+  const r = await stageSnapshot({
     projectDir: g,
     files: [`${g}/CLAUDE.md`],
     allowDirty: true,
@@ -239,9 +242,9 @@ Deno.test("stageSnapshot for context-guard: links checked only from B down, dotf
   assert.deepEqual(r.records.get("CLAUDE.md")?.linkTarget, `${base}/real-claude.md`);
   assert.equal(read(`${b}/run/orig/CLAUDE.md`), "NEVER 9\n");
   // Without allowLinks the same link is refused.
-  assert.throws(
-    () =>
-      stageSnapshot({
+  await assert.rejects(
+    async () =>
+      await stageSnapshot({
         projectDir: g,
         files: [`${g}/CLAUDE.md`],
         allowDirty: true,
@@ -254,9 +257,9 @@ Deno.test("stageSnapshot for context-guard: links checked only from B down, dotf
   mkdirSync(`${base}/elsewhere`);
   symlinkSync(`${base}/elsewhere`, `${b}/linked-run`);
   for (const runDir of [`${b}/linked-run`, `${b}/linked-run/deeper`]) {
-    assert.throws(
-      () =>
-        stageSnapshot({
+    await assert.rejects(
+      async () =>
+        await stageSnapshot({
           projectDir: g,
           files: [`${g}/CLAUDE.md`],
           allowDirty: true,
@@ -273,9 +276,9 @@ Deno.test("stageSnapshot for context-guard: links checked only from B down, dotf
   assert.deepEqual(readdirSync(`${base}/elsewhere`), []);
   // The same link above B is refused when the check is not limited to B and below.
   writeFileSync(`${g}/plain.md`, "x");
-  assert.throws(
-    () =>
-      stageSnapshot({
+  await assert.rejects(
+    async () =>
+      await stageSnapshot({
         projectDir: g,
         files: [`${g}/plain.md`],
         allowDirty: true,
@@ -290,9 +293,9 @@ Deno.test("stageSnapshot for context-guard: links checked only from B down, dotf
   mkdirSync(`${proj}/real`, { recursive: true });
   writeFileSync(`${proj}/real/a.md`, "x");
   symlinkSync(`${proj}/real`, `${proj}/via`);
-  assert.throws(
-    () =>
-      stageSnapshot({
+  await assert.rejects(
+    async () =>
+      await stageSnapshot({
         projectDir: proj,
         files: [`${proj}/via/a.md`],
         allowDirty: true,
