@@ -1,7 +1,7 @@
 /**
- * prose's bin imports every module of its static import graph itself, so that from source Deno
- * loads the whole hook path in one round (`references/startup.md#flat-import-graph`): the list in
- * `bin/prose.ts` must be complete (nothing deeper than one import from the bin) and exact (it adds
+ * Each bin imports every module of its static import graph itself, so that from source Deno loads
+ * a tool's start-up path in one round (`references/startup.md#flat-import-graph`): the list in
+ * `bin/<tool>.ts` must be complete (nothing deeper than one import from the bin) and exact (it adds
  * no module the code itself does not load).
  */
 import assert from "node:assert/strict";
@@ -65,23 +65,37 @@ function relative(specifiers: Iterable<string>): string[] {
   return [...specifiers].map((s) => s.slice(base.length)).sort();
 }
 
-Deno.test("bin/prose.ts imports its whole static graph directly, and nothing the code does not load", () => {
-  const bin = pathToFileURL(join(REPO, "bin", "prose.ts")).href;
-  const imports = staticImports(bin);
-  const direct = new Set(imports.get(bin));
-  const graph = staticGraph(imports, bin);
-  graph.delete(bin);
-  assert.deepEqual(
-    relative([...graph].filter((m) => !direct.has(m))),
-    [],
-    "not imported by the bin",
-  );
-  // What the three modules the bin calls load by themselves, without the list.
-  const needed = new Set<string>();
-  for (const entry of ["lib/_cli/run.ts", "lib/_cli/self.ts", "lib/prose/cli.ts"]) {
-    const url = pathToFileURL(join(REPO, entry)).href;
-    for (const m of staticGraph(staticImports(url), url)) needed.add(m);
-  }
-  assert.deepEqual(relative(graph), relative(needed), "the bin's list differs from the graph");
-  assert.ok(graph.size > 20);
-});
+/** What each bin calls: the modules it imports for names, whose graphs are the whole list. */
+const ENTRIES: Record<string, string[]> = {
+  "context-scan": ["lib/_cli/run.ts", "lib/scan/cli.ts"],
+  "context-guard": ["lib/_cli/run.ts", "lib/_cli/self.ts", "lib/guard/context_guard_cli.ts"],
+  "text-guard": ["lib/_cli/run.ts", "lib/guard/text_guard_cli.ts"],
+  prose: ["lib/_cli/run.ts", "lib/_cli/self.ts", "lib/prose/cli.ts"],
+};
+
+for (const [tool, entries] of Object.entries(ENTRIES)) {
+  Deno.test(`bin/${tool}.ts imports its whole static graph directly, and nothing its code does not load`, () => {
+    const bin = pathToFileURL(join(REPO, "bin", `${tool}.ts`)).href;
+    const imports = staticImports(bin);
+    const direct = new Set(imports.get(bin));
+    const graph = staticGraph(imports, bin);
+    graph.delete(bin);
+    const missing = relative([...graph].filter((m) => !direct.has(m)));
+    assert.deepEqual(
+      missing,
+      [],
+      `add to bin/${tool}.ts: ${missing.map((m) => `import "../${m}";`)}`,
+    );
+    // What the modules the bin calls load by themselves, without the list.
+    const needed = new Set<string>();
+    for (const entry of entries) {
+      const url = pathToFileURL(join(REPO, entry)).href;
+      for (const m of staticGraph(staticImports(url), url)) needed.add(m);
+    }
+    assert.deepEqual(
+      relative(graph),
+      relative(needed),
+      `bin/${tool}.ts lists a module its code does not load`,
+    );
+  });
+}
