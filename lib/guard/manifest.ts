@@ -330,6 +330,15 @@ export function manifestLinks(runDir: string): Map<string, string> {
   return links;
 }
 
+/**
+ * {@linkcode manifestLinks} read the first time it is asked for, then remembered: a run whose
+ * arguments are no links never parses its manifest for them.
+ */
+export function manifestLinkLookup(runDir: string): () => Map<string, string> {
+  let links: Map<string, string> | undefined;
+  return () => (links ??= manifestLinks(runDir));
+}
+
 /** The `path` of every entry of a run dir's manifest; empty when there is no readable manifest. */
 export function manifestPaths(runDir: string): Set<string> {
   try {

@@ -83,6 +83,12 @@ function under(abs: string, root: string): string | undefined {
 }
 
 /**
+ * The dotfiles links a file operation accepts (rel → the file it resolves to), asked for only
+ * when an argument is a link: most runs have none, and finding out means parsing the manifest.
+ */
+export type LinkLookup = () => ReadonlyMap<string, string> | undefined;
+
+/**
  * Physical resolution of `f` under root `t`: refuses a link at `f` (unless `links` maps its rel to
  * exactly the file it resolves to: a dotfiles-linked global file), an unresolvable directory and
  * anything outside `t`.
@@ -91,10 +97,11 @@ export function resolvePhysical(
   f: string,
   t: string,
   rootName: RootName = "project",
-  links?: ReadonlyMap<string, string>,
+  links?: LinkLookup,
 ): ResolvedPath {
   const linked = isSymlink(f);
-  if (linked && (links === undefined || links.size === 0)) throw symlinkTarget(f);
+  const accepted = linked ? links?.() : undefined;
+  if (linked && (accepted === undefined || accepted.size === 0)) throw symlinkTarget(f);
   const dir = dirname(f);
   const physicalDir = isDirectoryFollow(dir) ? physicalPath(dir) : undefined;
   if (physicalDir === undefined) {
@@ -107,7 +114,7 @@ export function resolvePhysical(
   }
   if (!linked) return { arg: f, abs, rel };
   const target = physicalPath(f);
-  if (target === undefined || links?.get(rel) !== target) throw symlinkTarget(f);
+  if (target === undefined || accepted?.get(rel) !== target) throw symlinkTarget(f);
   return { arg: f, abs: target, rel, link: abs };
 }
 

@@ -11,7 +11,7 @@ import { text } from "../../text.ts";
 import { PathRefusedError } from "../errors.ts";
 import { currentState, writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
-import { manifestLinks } from "../manifest.ts";
+import { manifestLinkLookup } from "../manifest.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireRunDir } from "../run_dir.ts";
 import { snapshottedTarget } from "./common.ts";
@@ -47,7 +47,7 @@ export async function checkpoint(
   const { runDir } = options;
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
-  const links = manifestLinks(runDir);
+  const links = manifestLinkLookup(runDir);
   const targets: ResolvedPath[] = [];
   for (const f of options.files) {
     const t = snapshottedTarget(

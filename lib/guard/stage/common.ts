@@ -9,8 +9,8 @@ import { runGit } from "../../git.ts";
 import { isDirectoryFollow } from "../../_fs/inspect.ts";
 import type { Text } from "../../text.ts";
 import { SnapshotMissingError } from "../errors.ts";
-import { manifestLinks } from "../manifest.ts";
-import { type ResolvedPath, resolvePhysical, type RootName } from "../roots.ts";
+import { manifestLinkLookup } from "../manifest.ts";
+import { type LinkLookup, type ResolvedPath, resolvePhysical, type RootName } from "../roots.ts";
 import { isTrustedCopy } from "../run_dir.ts";
 
 /** `YYYYMMDD-HHMMSS` in local time. */
@@ -38,7 +38,7 @@ export function snapshottedTarget(
   runDir: string,
   missing: (rel: string) => Text,
   rootName: RootName = "project",
-  links: ReadonlyMap<string, string> = manifestLinks(runDir),
+  links: LinkLookup = manifestLinkLookup(runDir),
 ): ResolvedPath {
   const t = resolvePhysical(f, root, rootName, links);
   if (!isTrustedCopy(`${runDir}/orig`, t.rel)) {

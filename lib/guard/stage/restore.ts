@@ -10,7 +10,7 @@ import { faultPoint } from "../../faults.ts";
 import { dirname } from "../../paths.ts";
 import { text } from "../../text.ts";
 import { RestoreRefusedError } from "../errors.ts";
-import { manifestLinks } from "../manifest.ts";
+import { manifestLinkLookup } from "../manifest.ts";
 import { alreadyRestored, prepareRestore, restoreVerdict } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
@@ -41,7 +41,7 @@ export async function stageRestore(
   const { runDir } = options;
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
-  const links = options.links ?? manifestLinks(runDir);
+  const links = options.links === undefined ? manifestLinkLookup(runDir) : () => options.links;
   const targets = options.files.map((f) =>
     snapshottedTarget(
       f,

@@ -232,7 +232,7 @@ export async function stageSnapshot(
       f,
       root,
       options.rootName,
-      options.allowLinks ? linkOf(f, root) : undefined,
+      options.allowLinks ? () => linkOf(f, root) : undefined,
     );
     if (options.noLinkedDirsBelow !== undefined) {
       const linked = linkedDirBelow(

@@ -11,7 +11,7 @@ import { type Text, text } from "../../text.ts";
 import { PathRefusedError, refusalLine } from "../errors.ts";
 import { mayRestore, restoreFile } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
-import { manifestLinks } from "../manifest.ts";
+import { manifestLinkLookup } from "../manifest.ts";
 import { type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireSnapshotDir, snapshotCopyPath } from "../run_dir.ts";
 import { missingTokens, type TokenAlphabet, tokenSet } from "../tokens.ts";
@@ -122,7 +122,7 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
   const alphabet = options.alphabet ?? "base";
   requireSnapshotDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
-  const links = manifestLinks(runDir);
+  const links = manifestLinkLookup(runDir);
   const targets: ResolvedPath[] = [];
   for (const f of files) {
     const t = snapshottedTarget(
