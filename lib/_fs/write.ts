@@ -83,8 +83,8 @@ function removeQuietly(path: string): void {
  * Create a new file exclusively (`O_CREAT|O_EXCL`: never through a planted link, never over
  * anything) with `mode` (exactly, or minus the umask when `exactMode` is false), write `content`
  * and fsync it (unless `sync` is false: a batch writer then syncs the whole batch with
- * {@linkcode fsyncFiles} once it is written). The caller syncs the directory. Throws `AlreadyExists` when
- * anything is at `path`.
+ * {@linkcode fsyncFiles} once it is written). The caller syncs the directory. Throws
+ * `AlreadyExists` when anything is at `path`.
  */
 export function createFileExclusive(
   path: string,
