@@ -8,12 +8,14 @@ import {
   existsSync,
   mkdirSync,
   readdirSync,
+  readFileSync,
   renameSync,
   rmSync,
   symlinkSync,
   unlinkSync,
   writeFileSync,
 } from "node:fs";
+import { spawnSync } from "node:child_process";
 import {
   git,
   makeTempDir,
@@ -331,6 +333,48 @@ Deno.test("worked example, restore: refused for missing draft ownership, nothing
   deepStrictEqual(outLines(one), [
     "RESTORED: CLAUDE.md",
     `RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${rd})`,
+  ]);
+});
+
+/**
+ * A `git` first on PATH that appends its arguments to `<dir>/git.log`, then runs the real git
+ * (`undefined` where there is no POSIX shell or no git to wrap).
+ */
+function loggingGit(dir: string): { path: string; calls: () => string[] } | undefined {
+  if (Deno.build.os === "windows") return undefined;
+  const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
+  if (real === "") return undefined;
+  const bin = `${dir}/bin`;
+  mkdirSync(bin);
+  writeFileSync(
+    `${bin}/git`,
+    `#!/bin/sh\nprintf '%s\\n' "$*" >> '${dir}/git.log'\nexec '${real}' "$@"\n`,
+    { mode: 0o755 },
+  );
+  return {
+    path: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
+    calls: () =>
+      existsSync(`${dir}/git.log`) ? readFileSync(`${dir}/git.log`, "utf8").trim().split("\n") : [],
+  };
+}
+
+Deno.test("snapshot outside a git repository starts git once, and once inside a clean one per question", () => {
+  const plain = exampleProject({ git: false });
+  const git = loggingGit(makeTempDir());
+  if (git === undefined) return;
+  const r = cg(plain, ["snapshot", "CLAUDE.md"], { PATH: git.path });
+  strictEqual(r.code, 0, r.stderr);
+  deepStrictEqual(git.calls(), [
+    `-C ${plain.proj} rev-parse --is-inside-work-tree --git-dir`,
+  ]);
+  const p = exampleProject();
+  const inRepo = loggingGit(makeTempDir())!;
+  const r2 = cg(p, ["snapshot", "CLAUDE.md"], { PATH: inRepo.path });
+  strictEqual(r2.code, 0, r2.stderr);
+  deepStrictEqual(inRepo.calls(), [
+    `-C ${p.proj} rev-parse --is-inside-work-tree --git-dir`,
+    `-C ${p.proj} ls-files -z -- CLAUDE.md`,
+    `-C ${p.proj} status --porcelain -- CLAUDE.md`,
   ]);
 });
 

@@ -50,11 +50,15 @@ export interface SnapshotResult {
   pruned: string[];
 }
 
-/** True when git says `dir` is inside a work tree; false when git is absent or fails. */
-function inWorkTree(dir: string): boolean {
-  if (!isDirectoryFollow(dir)) return false;
-  const r = runGit(["-C", dir, "rev-parse", "--is-inside-work-tree"], dir);
-  return r.status === 0 && r.stdout.trim() === "true";
+/**
+ * Where git puts `dir`, from one `rev-parse`: in a repository at all (`--git-dir` answers: what the
+ * stage's ignore-file handling asks) and inside its work tree (what the gate asks); neither when
+ * git is absent or fails.
+ */
+function gitPlace(dir: string): { repo: boolean; workTree: boolean } {
+  if (!isDirectoryFollow(dir)) return { repo: false, workTree: false };
+  const r = runGit(["-C", dir, "rev-parse", "--is-inside-work-tree", "--git-dir"], dir);
+  return { repo: r.status === 0, workTree: r.status === 0 && r.stdout.startsWith("true\n") };
 }
 
 /** Rels git tracks: `ls-files --error-unmatch` semantics, batched where no pathspec magic applies. */
@@ -78,8 +82,8 @@ function trackedRels(root: string, rels: readonly string[]): Set<string> {
 
 /**
  * The git gate: prints its stdout line(s), or throws {@linkcode DirtyTreeError} (exit 3). Returns
- * true when it found `root` inside a git work tree (so the stage need not ask git again), else
- * `undefined`: it did not ask, or git said no.
+ * whether `root` is in a git repository when it asked git (so the stage need not ask again), else
+ * `undefined`.
  */
 function gitGate(
   layer: Layer,
@@ -87,7 +91,7 @@ function gitGate(
   rels: readonly string[],
   allowDirty: boolean,
   reporter: Reporter,
-): true | undefined {
+): boolean | undefined {
   if (layer === "global") {
     reporter.out(
       text`⚠️ global layer: no git tree - the manifest is the only recovery path for ${root}`,
@@ -98,11 +102,12 @@ function gitGate(
     reporter.out(text`⚠️ --allow-dirty: the git clean-tree check on tracked targets is waived`);
     return;
   }
-  if (!inWorkTree(root)) {
+  const place = gitPlace(root);
+  if (!place.workTree) {
     reporter.out(
       text`SNAPSHOT-ONLY: ${root} is not a git repo - the manifest is the only recovery path`,
     );
-    return;
+    return place.repo;
   }
   const trackedSet = trackedRels(root, rels);
   const tracked = rels.filter((r) => trackedSet.has(r));

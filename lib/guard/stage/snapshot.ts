@@ -66,8 +66,11 @@ export interface StageSnapshotOptions {
   rootName?: RootName;
   /** Clock (default: now). */
   now?: Date;
-  /** True when the caller has just found `T` inside a git work tree (else git is asked here). */
-  inGit?: true;
+  /**
+   * Whether `T` is in a git repository (`rev-parse --git-dir` answers), when the caller has just
+   * asked git (else git is asked here).
+   */
+  inGit?: boolean;
 }
 
 /** What a snapshot recorded of one distinct target, by rel. */
