@@ -336,14 +336,10 @@ Deno.test("worked example, restore: refused for missing draft ownership, nothing
   ]);
 });
 
-/**
- * A `git` first on PATH that appends its arguments to `<dir>/git.log`, then runs the real git
- * (`undefined` where there is no POSIX shell or no git to wrap).
- */
-function loggingGit(dir: string): { path: string; calls: () => string[] } | undefined {
-  if (Deno.build.os === "windows") return undefined;
+/** A `git` first on PATH that appends its arguments to `<dir>/git.log`, then runs the real git. */
+function loggingGit(dir: string): { path: string; calls: () => string[] } {
   const real = spawnSync("sh", ["-c", "command -v git"], { encoding: "utf8" }).stdout.trim();
-  if (real === "") return undefined;
+  ok(real !== "", "no git on PATH");
   const bin = `${dir}/bin`;
   mkdirSync(bin);
   writeFileSync(
@@ -351,31 +347,36 @@ function loggingGit(dir: string): { path: string; calls: () => string[] } | unde
     `#!/bin/sh\nprintf '%s\\n' "$*" >> '${dir}/git.log'\nexec '${real}' "$@"\n`,
     { mode: 0o755 },
   );
+  const log = `${dir}/git.log`;
   return {
     path: `${bin}:${Deno.env.get("PATH") ?? "/usr/bin:/bin"}`,
-    calls: () =>
-      existsSync(`${dir}/git.log`) ? readFileSync(`${dir}/git.log`, "utf8").trim().split("\n") : [],
+    calls: () => existsSync(log) ? readFileSync(log, "utf8").trim().split("\n") : [],
   };
 }
 
-Deno.test("snapshot outside a git repository starts git once, and once inside a clean one per question", () => {
-  const plain = exampleProject({ git: false });
-  const git = loggingGit(makeTempDir());
-  if (git === undefined) return;
-  const r = cg(plain, ["snapshot", "CLAUDE.md"], { PATH: git.path });
-  strictEqual(r.code, 0, r.stderr);
-  deepStrictEqual(git.calls(), [
-    `-C ${plain.proj} rev-parse --is-inside-work-tree --git-dir`,
-  ]);
-  const p = exampleProject();
-  const inRepo = loggingGit(makeTempDir())!;
-  const r2 = cg(p, ["snapshot", "CLAUDE.md"], { PATH: inRepo.path });
-  strictEqual(r2.code, 0, r2.stderr);
-  deepStrictEqual(inRepo.calls(), [
-    `-C ${p.proj} rev-parse --is-inside-work-tree --git-dir`,
-    `-C ${p.proj} ls-files -z -- CLAUDE.md`,
-    `-C ${p.proj} status --porcelain -- CLAUDE.md`,
-  ]);
+Deno.test({
+  name:
+    "snapshot outside a git repository starts git once, and once inside a clean one per question",
+  // The logging git is a shell script.
+  ignore: Deno.build.os === "windows",
+  fn: () => {
+    const plain = exampleProject({ git: false });
+    const outside = loggingGit(makeTempDir());
+    const r = cg(plain, ["snapshot", "CLAUDE.md"], { PATH: outside.path });
+    strictEqual(r.code, 0, r.stderr);
+    deepStrictEqual(outside.calls(), [
+      `-C ${plain.proj} rev-parse --is-inside-work-tree --git-dir`,
+    ]);
+    const p = exampleProject();
+    const inside = loggingGit(makeTempDir());
+    const r2 = cg(p, ["snapshot", "CLAUDE.md"], { PATH: inside.path });
+    strictEqual(r2.code, 0, r2.stderr);
+    deepStrictEqual(inside.calls(), [
+      `-C ${p.proj} rev-parse --is-inside-work-tree --git-dir`,
+      `-C ${p.proj} ls-files -z -- CLAUDE.md`,
+      `-C ${p.proj} status --porcelain -- CLAUDE.md`,
+    ]);
+  },
 });
 
 Deno.test("snapshot gate: non-git, loose only, dirty tracked, --allow-dirty, global", () => {
