@@ -1,12 +1,12 @@
 /**
  * Start-up benchmark: what one short command costs as a whole process, against a Deno hello-world
  * measured in the same run. Each command runs in alternating pairs (hello, command, hello, command…;
- * {@linkcode PAIRS} pairs after one unmeasured warm-up of each), so drift on a busy machine hits both
- * sides alike; a row reports both medians and the median of the per-pair ratios. Commands: the prose
- * hook path (`status`, `consume`, `match --hook-input`), `context-guard list`, `text-guard status`,
- * a one-file `text-guard checkpoint` (what a skill runs per rewritten file; printed as INFO, no goal
- * of its own) and
- * `context-scan --root <empty dir>`, each from source (`deno run -A bin/<tool>.ts`) and from the
+ * {@linkcode PAIRS} pairs after one unmeasured round over every command and one warm-up of each), so
+ * drift on a busy machine hits both sides alike; a row reports both medians and the median of the
+ * per-pair ratios. Commands: the prose hook path (`status`, `consume`, `match --hook-input`),
+ * `context-guard list`, `text-guard status`, a one-file `text-guard checkpoint` (what a skill runs
+ * per rewritten file; printed as INFO, no goal of its own) and `context-scan --root <empty dir>`,
+ * each from source (`deno run -A bin/<tool>.ts`) and from the
  * bundle (`deno run -A --no-config dist/<tool>.js`, built first with `deno task bundle` unless
  * `--no-build`). Also the peak RSS of each hook-path command (`/usr/bin/time -f %M`; skipped, not
  * failed, where GNU time is missing) and each bundle's size.
@@ -247,6 +247,19 @@ async function main(args: string[]): Promise<number> {
 
     const rows: Row[] = [];
     console.log(`startup: ${PAIRS} alternating pairs per command against a Deno hello-world`);
+    // One unmeasured round over every command and form first: the build and the fixtures have just
+    // written to disk, and the first rows measured would otherwise pay for it.
+    for (const form of ["source", "bundle"] as const) {
+      for (const c of cases) {
+        await timeRun(helloWords, env, f.proj);
+        await timeRun(
+          [...toolWords(c.tool, form), ...c.args],
+          { ...env, ...c.env },
+          f.proj,
+          c.stdin,
+        );
+      }
+    }
     for (const form of ["source", "bundle"] as const) {
       const goal = form === "source" ? SOURCE_RATIO_GOAL : BUNDLE_RATIO_GOAL;
       for (const c of cases) {
