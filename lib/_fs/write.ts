@@ -109,22 +109,6 @@ export function createFileExclusive(
 }
 
 /**
- * fsync a file already written and closed (opened read-only, never followed through a link).
- * Writing a batch first and syncing it after is much cheaper than syncing each file as it is
- * written: creating a file right after an fsync waits for that journal commit
- * (`references/startup.md#batched-fsync`).
- */
-export function fsyncFile(path: string): void {
-  const file = Deno.openSync(path, { read: true });
-  try {
-    if (!file.statSync().isFile) return;
-    file.syncSync();
-  } finally {
-    file.close();
-  }
-}
-
-/**
  * How many syncs of a batch run at once: enough for the journal to commit them together, few
  * enough that a batch of thousands does not start thousands of threads.
  */
@@ -161,9 +145,11 @@ async function syncPath(path: string, directory: boolean): Promise<void> {
 }
 
 /**
- * {@linkcode fsyncFile} for a whole batch at once: the syncs run concurrently, so the journal
- * commits them together rather than one by one (`references/startup.md#batched-fsync`). Every
- * sync settles before the first failure is thrown.
+ * fsync every file of a batch already written and closed (each opened read-only; a path that is no
+ * longer a regular file is skipped). Writing a batch first and syncing it after is much cheaper
+ * than syncing each file as it is written — creating a file right after an fsync waits for that
+ * journal commit — and the syncs run concurrently, so the journal commits them together
+ * (`references/startup.md#batched-fsync`). Every sync settles before the first failure is thrown.
  */
 export function fsyncFiles(paths: Iterable<string>): Promise<void> {
   return syncEach([...paths], (path) => syncPath(path, false));
@@ -285,28 +271,21 @@ export interface PendingWrite {
   readonly path: string;
   /** What the temp file holds. */
   readonly written: Written;
-  /** fsync the temp file. */
-  sync(): void;
+  /** fsync the temp file (nothing to do when it was synced as it was written). */
+  sync(): Promise<void>;
   /** Rename the temp file over the destination (checked again first); returns what was written. */
   commit(): Written;
   /** Remove the temp file. */
   abort(): void;
 }
 
-/** The temp file of each batch write that still needs its sync. */
-const unsyncedTemp = new WeakMap<PendingWrite, string>();
-
 /**
- * Sync every temp file of a batch of {@linkcode prepareFileAtomic} writes at once
- * ({@linkcode fsyncFiles}); then each may be committed.
+ * Sync every temp file of a batch of {@linkcode prepareFileAtomic} writes at once, as
+ * {@linkcode fsyncFiles} does; then each may be committed.
  */
 export function syncPendingWrites(pending: Iterable<PendingWrite | undefined>): Promise<void> {
-  const temps: string[] = [];
-  for (const p of pending) {
-    const temp = p === undefined ? undefined : unsyncedTemp.get(p);
-    if (temp !== undefined) temps.push(temp);
-  }
-  return fsyncFiles(temps);
+  const batch = [...pending].filter((p) => p !== undefined);
+  return syncEach(batch, (p) => p.sync());
 }
 
 /**
@@ -354,9 +333,7 @@ function writeTemp(
   const pending: PendingWrite = {
     path,
     written,
-    sync: () => {
-      if (!syncNow) fsyncFile(temp);
-    },
+    sync: () => syncNow ? Promise.resolve() : syncPath(temp, false),
     abort: () => {
       if (!done.value) removeQuietly(temp);
       done.value = true;
@@ -382,7 +359,6 @@ function writeTemp(
       return written;
     },
   };
-  if (!syncNow) unsyncedTemp.set(pending, temp);
   return pending;
 }
 

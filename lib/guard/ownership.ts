@@ -15,7 +15,7 @@ import { CtxkitError } from "../errors.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
 import { dirname } from "../paths.ts";
-import type { PendingWrite } from "../_fs/write.ts";
+import type { AtomicWriteOptions, PendingWrite } from "../_fs/write.ts";
 import {
   draftRecordPath,
   makeRunDirs,
@@ -124,9 +124,8 @@ export function restoreFile(
   syncDirectory = true,
   recordedMode?: number,
 ): string {
-  const pending = prepareRestore(runDir, rel, abs, syncDirectory, recordedMode);
-  pending.sync();
-  return pending.commit().sha256;
+  const { content, options } = restoreWrite(runDir, rel, abs, syncDirectory, recordedMode);
+  return replaceFile(abs, content, options).sha256;
 }
 
 /**
@@ -141,6 +140,18 @@ export function prepareRestore(
   syncDirectory = true,
   recordedMode?: number,
 ): PendingWrite {
+  const { content, options } = restoreWrite(runDir, rel, abs, syncDirectory, recordedMode);
+  return prepareReplace(abs, content, options);
+}
+
+/** What restoring `rel` writes to `abs`: the snapshot copy's bytes, and the mode to give them. */
+function restoreWrite(
+  runDir: string,
+  rel: string,
+  abs: string,
+  syncDirectory: boolean,
+  recordedMode: number | undefined,
+): { content: { copyFrom: string }; options: AtomicWriteOptions } {
   const copy = snapshotCopyPath(runDir, rel);
   let mode: number;
   let exactMode: boolean;
@@ -156,7 +167,7 @@ export function prepareRestore(
       exactMode = false;
     }
   }
-  return prepareReplace(abs, { copyFrom: copy }, { mode, exactMode, syncDirectory });
+  return { content: { copyFrom: copy }, options: { mode, exactMode, syncDirectory } };
 }
 
 /** True when `abs` holds the snapshot bytes (known by the caller) and, if recorded, the mode. */

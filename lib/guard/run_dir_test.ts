@@ -10,6 +10,7 @@ import {
   linkFreeChain,
   makeRunDirs,
   noSnapshotDir,
+  prepareReplace,
   replaceFile,
   requireRunDir,
   requireSnapshotDir,
@@ -17,6 +18,7 @@ import {
   writePathProblem,
 } from "./run_dir.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
+import { syncPendingWrites } from "../_fs/write.ts";
 
 const modeOf = (p: string) => Deno.statSync(p).mode! & 0o7777;
 
@@ -176,4 +178,15 @@ Deno.test("linkedDirBelow: the first linked directory strictly between the root 
     undefined,
   );
   assert.equal(linkedDirBelow(`${base}/root`, `${base}/other/ln/a.md`), undefined);
+});
+
+Deno.test("a prepared guard write is synced with its batch: the batch syncs the write's own temp file", async () => {
+  const dir = makeTempDir();
+  writeFileSync(`${dir}/a.md`, "old\n");
+  const pending = prepareReplace(`${dir}/a.md`, "new\n", { syncDirectory: false });
+  // Take the temp file away: a batch that syncs it must now fail, one that skips it would not.
+  const temp = Deno.readDirSync(dir).find((e) => e.name.includes(".ctxkit-tmp-"))!.name;
+  Deno.removeSync(`${dir}/${temp}`);
+  await assert.rejects(() => syncPendingWrites([pending, undefined]), Deno.errors.NotFound);
+  assert.equal(readFileSync(`${dir}/a.md`, "utf8"), "old\n");
 });
