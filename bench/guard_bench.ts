@@ -29,6 +29,7 @@ import { checkpoint } from "../lib/guard/stage/checkpoint.ts";
 import { silentReporter } from "../lib/guard/report.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
 import type { GuardRoots } from "../lib/guard/roots.ts";
+import { callerDenoDir, median } from "./_common.ts";
 
 const sizeArgs = Deno.args.filter((a) => a !== "--no-build");
 const SIZES = sizeArgs.length > 0 ? sizeArgs.map(Number) : [100, 1000, 5000];
@@ -53,11 +54,6 @@ export const SPEEDUP_GOAL = 40;
 export const LINEAR_GOAL = 1.25;
 /** Measured CLI cycles (after one warm-up); the median is reported. */
 const CLI_RUNS = 5;
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s[s.length >> 1];
-}
 
 /** ~1 KB of prose with numbers, paths and keywords, different per file. */
 function content(i: number): string {
@@ -133,19 +129,10 @@ function fsyncFloor(n: number): number {
   return ms;
 }
 
-/**
- * The caller's Deno cache: the CLI runs keep it (as a user's runs do), though HOME points into the
- * fixture — with a fresh cache under the fixture's HOME, every process would transpile and compile
- * every module again.
- */
 const REPO = new URL("..", import.meta.url).pathname;
 
-const DENO_DIR: string = JSON.parse(
-  new TextDecoder().decode(
-    new Deno.Command(Deno.execPath(), { args: ["info", "--json"] })
-      .outputSync().stdout,
-  ),
-).denoDir;
+/** The caller's Deno cache, which the CLI runs keep though HOME points into the fixture. */
+const DENO_DIR = callerDenoDir();
 
 /** How the CLI runs: from source (`bin/<tool>.ts`) or from the bundle (`dist/<tool>.js`). */
 type Form = "source" | "bundle";

@@ -14,6 +14,7 @@ import { join } from "node:path";
 import { renderScanDocument } from "../lib/scan/document.ts";
 import { scanContext } from "../lib/scan/mod.ts";
 import { PRUNE_NAMES } from "../lib/scan/walk.ts";
+import { median } from "./_common.ts";
 
 const RATIO_TARGET = 2;
 const MEMORY_TARGET_MIB = 100;
@@ -100,11 +101,6 @@ function floorWalk(root: string): number {
   };
   visit(root);
   return bytes;
-}
-
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
 }
 
 function time(fn: () => unknown, runs: number): number {

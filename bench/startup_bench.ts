@@ -25,6 +25,7 @@ import { rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { callerDenoDir, median } from "./_common.ts";
 
 /** Measured pairs per command (odd, so the median is one pair's figure). */
 export const PAIRS = 9;
@@ -62,12 +63,6 @@ interface Row {
   figure: string;
   goal: string;
   pass: boolean | "skip" | "info";
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = s.length >> 1;
-  return s.length % 2 === 1 ? s[mid] : (s[mid - 1] + s[mid]) / 2;
 }
 
 /** The words that run `tool` in `form`, as the README documents them. */
@@ -189,8 +184,7 @@ async function main(args: string[]): Promise<number> {
   }
   const base = realpathSync(mkdtempSync(join(tmpdir(), "ctxkit-startup-bench-")));
   try {
-    const info = new Deno.Command(DENO, { args: ["info", "--json"] }).outputSync();
-    const denoDir: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
+    const denoDir = callerDenoDir();
     const env: Record<string, string> = {
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: join(base, "home"),
