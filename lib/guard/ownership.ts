@@ -129,9 +129,9 @@ export function restoreFile(
 }
 
 /**
- * {@linkcode restoreFile}'s first half: the snapshot copy written beside `abs` (with the recorded
- * mode, else the file's current one), not yet synced nor in place — for a batch that syncs every
- * file before it renames any.
+ * {@linkcode restoreFile} for a batch: the same bytes and mode written beside `abs`, not yet synced
+ * nor in place — the batch syncs every file (`syncPendingWrites`, `lib/_fs/write.ts`) before it
+ * renames any.
  */
 export function prepareRestore(
   runDir: string,
