@@ -26,30 +26,51 @@ export class LinkedComponentError extends Error {
  * ({@linkcode LinkedComponentError}); components above it may be links (a dotfiles `~/.claude`).
  */
 export function makePrivateDirs(path: string, trustedBase?: string): void {
-  const parts = path.split("/");
+  const components: string[] = [];
   let at = path.startsWith("/") ? "" : ".";
-  for (const part of parts) {
+  for (const part of path.split("/")) {
     if (part === "" || part === ".") continue;
     at = at === "" ? `/${part}` : `${at}/${part}`;
-    const checked = trustedBase !== undefined &&
-      (at === trustedBase || at.startsWith(`${trustedBase}/`));
-    let st: Deno.FileInfo | undefined;
-    try {
-      st = Deno.lstatSync(at);
-    } catch (e) {
-      rethrowPermission(e);
-      st = undefined;
-    }
+    components.push(at);
+  }
+  // An existing trusted base has all its ancestors, so the walk starts at it: above a run dir lie
+  // half the components of every draft record's directory.
+  if (components.length === 0) return;
+  const base = trustedBase === undefined ? -1 : components.indexOf(trustedBase);
+  let i = 0;
+  let st = base > 0 ? lstatOrUndefined(components[base]) : undefined;
+  if (st !== undefined) i = base;
+  else st = lstatOrUndefined(components[0]);
+  for (;;) {
+    const at = components[i];
     if (st === undefined) {
       try {
         Deno.mkdirSync(at, { mode: 0o700 });
         Deno.chmodSync(at, 0o700);
       } catch (e) {
         if (errorCode(e) !== "EEXIST") throw e;
+        // Made by someone else since the lstat: what they made is checked like any existing one.
+        st = lstatOrUndefined(at);
       }
-      continue;
     }
-    if (checked && st.isSymlink) throw new LinkedComponentError(at);
+    if (st?.isSymlink && trustedBase !== undefined && isAtOrBelow(at, trustedBase)) {
+      throw new LinkedComponentError(at);
+    }
+    if (++i >= components.length) return;
+    st = lstatOrUndefined(components[i]);
+  }
+}
+
+function isAtOrBelow(path: string, base: string): boolean {
+  return path === base || path.startsWith(`${base}/`);
+}
+
+function lstatOrUndefined(path: string): Deno.FileInfo | undefined {
+  try {
+    return Deno.lstatSync(path);
+  } catch (e) {
+    rethrowPermission(e);
+    return undefined;
   }
 }
 

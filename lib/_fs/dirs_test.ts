@@ -27,3 +27,41 @@ Deno.test("listRegularFiles: every regular file below, relative, C-locale order,
   assert.deepEqual(listRegularFiles(dir), ["a-b.md", "a/b/c.md", "z.md", "ｚ.md", "𝔸.md"]);
   assert.deepEqual(listRegularFiles(`${dir}/missing`), []);
 });
+
+Deno.test("makePrivateDirs: a missing trusted base is created with its ancestors; a linked base is refused", () => {
+  const base = makeTempDir("ctxkit-dirs-");
+  makePrivateDirs(`${base}/a/b/run/draft`, `${base}/a/b`);
+  for (const d of ["a", "a/b", "a/b/run", "a/b/run/draft"]) {
+    assert.equal(Deno.lstatSync(`${base}/${d}`).mode! & 0o777, 0o700, d);
+  }
+  mkdirSync(`${base}/real`);
+  symlinkSync(`${base}/real`, `${base}/linked`);
+  assert.throws(
+    () => makePrivateDirs(`${base}/linked/run`, `${base}/linked`),
+    (e: unknown) => e instanceof LinkedComponentError && e.path === `${base}/linked`,
+  );
+  assert.throws(() => Deno.lstatSync(`${base}/real/run`), Deno.errors.NotFound);
+});
+
+Deno.test("makePrivateDirs: a link planted between its lstat and its mkdir is refused, not followed", () => {
+  const base = makeTempDir("ctxkit-dirs-");
+  mkdirSync(`${base}/b`);
+  mkdirSync(`${base}/elsewhere`);
+  const deno = Deno as { mkdirSync: typeof Deno.mkdirSync };
+  const mkdir = deno.mkdirSync;
+  deno.mkdirSync = (path, options) => {
+    // The race, made deterministic: someone plants a link right after the component was found
+    // absent; the real mkdir then fails with EEXIST.
+    if (path === `${base}/b/run`) symlinkSync(`${base}/elsewhere`, path);
+    return mkdir(path, options);
+  };
+  try {
+    assert.throws(
+      () => makePrivateDirs(`${base}/b/run/orig`, `${base}/b`),
+      (e: unknown) => e instanceof LinkedComponentError && e.path === `${base}/b/run`,
+    );
+  } finally {
+    deno.mkdirSync = mkdir;
+  }
+  assert.deepEqual([...Deno.readDirSync(`${base}/elsewhere`)], []);
+});
