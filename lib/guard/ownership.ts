@@ -35,17 +35,19 @@ export function currentState(abs: string): string {
 
 /**
  * Write the draft record of `rel` (`<hash or MISSING>\n`, `0600`, directories `0700`, atomic).
- * With `syncDirectory: false` the caller syncs the record's directory (returned) once per batch.
+ * With `syncDirectory: false` the caller syncs the record's directory (returned) once per batch;
+ * `madeDirs`, the directories this batch already wrote records in, are not made again.
  */
 export function writeDraftRecord(
   runDir: string,
   rel: string,
   state: string,
   syncDirectory = true,
+  madeDirs?: ReadonlySet<string>,
 ): string {
   const record = draftRecordPath(runDir, rel);
   try {
-    makeRunDirs(dirname(record), runDir);
+    if (madeDirs?.has(dirname(record)) !== true) makeRunDirs(dirname(record), runDir);
     // Not fsynced: a record a crash lost or emptied only makes a later restore refuse, the safe
     // side (references/context-guard.md#ownership-what-may-be-restored); its rename is atomic.
     replaceFile(record, `${state}\n`, {

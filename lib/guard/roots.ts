@@ -89,21 +89,33 @@ function under(abs: string, root: string): string | undefined {
 export type LinkLookup = () => ReadonlyMap<string, string> | undefined;
 
 /**
+ * The physical path of each directory a batch of file arguments names, resolved once per batch
+ * (`dirname` as typed → physical path, or `undefined` when it is no directory): most batches name a
+ * few directories many times, and each resolution costs a system call per path component.
+ */
+export type PhysicalDirs = Map<string, string | undefined>;
+
+/**
  * Physical resolution of `f` under root `t`: refuses a link at `f` (unless `links` maps its rel to
  * exactly the file it resolves to: a dotfiles-linked global file), an unresolvable directory and
- * anything outside `t`.
+ * anything outside `t`. A batch passes one {@linkcode PhysicalDirs} to all its files.
  */
 export function resolvePhysical(
   f: string,
   t: string,
   rootName: RootName = "project",
   links?: LinkLookup,
+  dirs: PhysicalDirs = new Map(),
 ): ResolvedPath {
   const linked = isSymlink(f);
   const accepted = linked ? links?.() : undefined;
   if (linked && (accepted === undefined || accepted.size === 0)) throw symlinkTarget(f);
   const dir = dirname(f);
-  const physicalDir = isDirectoryFollow(dir) ? physicalPath(dir) : undefined;
+  let physicalDir = dirs.get(dir);
+  if (!dirs.has(dir)) {
+    physicalDir = isDirectoryFollow(dir) ? physicalPath(dir) : undefined;
+    dirs.set(dir, physicalDir);
+  }
   if (physicalDir === undefined) {
     throw new PathRefusedError(f, "unresolvable", text`cannot resolve ${f}`);
   }

@@ -2,13 +2,42 @@ import { deepStrictEqual, throws } from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 
 import { CtxkitError } from "../errors.ts";
-import { resolveLogical, resolvePhysical } from "./roots.ts";
+import { type PhysicalDirs, resolveLogical, resolvePhysical } from "./roots.ts";
 import { rootPrefix } from "../paths.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 function dies(fn: () => unknown, message: string) {
   throws(fn, (e) => e instanceof CtxkitError && e.exitCode === 2 && e.message === message);
 }
+
+Deno.test("physical resolution: a batch resolves each directory once, as typed", () => {
+  const base = makeTempDir("ctxkit-roots-");
+  const root = `${base}/root`;
+  mkdirSync(`${root}/sub`, { recursive: true });
+  for (const f of ["a.md", "b.md"]) writeFileSync(`${root}/sub/${f}`, f);
+  symlinkSync(`${root}/sub`, `${base}/lnk`);
+  const dirs: PhysicalDirs = new Map();
+  deepStrictEqual(
+    resolvePhysical(`${base}/lnk/a.md`, root, "project", undefined, dirs).rel,
+    "sub/a.md",
+  );
+  deepStrictEqual([...dirs], [[`${base}/lnk`, `${root}/sub`]]);
+  // The batch's answer stands for the rest of the batch: the link moved away meanwhile is not
+  // looked at again (a new batch would see it).
+  Deno.removeSync(`${base}/lnk`);
+  deepStrictEqual(
+    resolvePhysical(`${base}/lnk/b.md`, root, "project", undefined, dirs).abs,
+    `${root}/sub/b.md`,
+  );
+  dies(() => resolvePhysical(`${base}/lnk/b.md`, root), `cannot resolve ${base}/lnk/b.md`);
+  // An unresolvable directory is remembered as such.
+  const missing: PhysicalDirs = new Map();
+  dies(
+    () => resolvePhysical(`${root}/no/a.md`, root, "project", undefined, missing),
+    `cannot resolve ${root}/no/a.md`,
+  );
+  deepStrictEqual([...missing], [[`${root}/no`, undefined]]);
+});
 
 Deno.test("physical resolution: links resolved in the directory, refused at the file", () => {
   const base = makeTempDir("ctxkit-roots-");

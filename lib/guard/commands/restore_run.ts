@@ -57,6 +57,17 @@ function nearestPhysicalAncestor(path: string): string | undefined {
   }
 }
 
+/** A filter that keeps the first rel of each directory below `root`, in order. */
+function firstOfEachDirectory(root: string): (rel: string) => boolean {
+  const seen = new Set<string>();
+  return (rel) => {
+    const dir = dirname(joinRoot(root, rel));
+    if (seen.has(dir)) return false;
+    seen.add(dir);
+    return true;
+  };
+}
+
 /**
  * Restore `files` (or every manifest entry) of `runDir` back under the manifest's root. Manifest
  * problems and bad file arguments are thrown (exit 2) before any write; a damaged snapshot or a
@@ -112,9 +123,12 @@ export async function restoreRunDir(
     );
     return { runDir, ok: false, restored: [], mismatches: 0, failure: "damaged" };
   }
+  // Both checks below depend on a target's directory alone, so each runs once per directory: the
+  // first failing rel is the same, and a run restores many files per directory.
+  const firstInDir = rels.filter(firstOfEachDirectory(root));
   const physicalRoot = physicalPath(root);
   if (physicalRoot !== undefined) {
-    for (const rel of rels) {
+    for (const rel of firstInDir) {
       const ancestor = nearestPhysicalAncestor(joinRoot(root, rel));
       if (
         ancestor === undefined ||
@@ -129,7 +143,7 @@ export async function restoreRunDir(
       }
     }
   }
-  for (const rel of rels) {
+  for (const rel of firstInDir) {
     const linked = linkedDirBelow(root, joinRoot(root, rel));
     if (linked !== undefined) {
       throw new PathRefusedError(

@@ -12,7 +12,7 @@ import { PathRefusedError } from "../errors.ts";
 import { currentState, writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
-import { type ResolvedPath, textGuardRoot } from "../roots.ts";
+import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireRunDir } from "../run_dir.ts";
 import { snapshottedTarget } from "./common.ts";
 
@@ -49,6 +49,7 @@ export async function checkpoint(
   const root = textGuardRoot(options.projectDir, options.rootName);
   const links = manifestLinkLookup(runDir);
   const targets: ResolvedPath[] = [];
+  const physicalDirs: PhysicalDirs = new Map();
   for (const f of options.files) {
     const t = snapshottedTarget(
       f,
@@ -57,6 +58,7 @@ export async function checkpoint(
       (rel) => text`no snapshot for ${rel}`,
       options.rootName,
       links,
+      physicalDirs,
     );
     if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) {
       throw new PathRefusedError(f, "not-regular-draft", text`not a regular draft: ${f}`);
@@ -67,7 +69,7 @@ export async function checkpoint(
   // before that sync only makes a later restore refuse (the safe side).
   const dirs = new Set<string>();
   for (const t of targets) {
-    dirs.add(writeDraftRecord(runDir, t.rel, currentState(t.abs), false));
+    dirs.add(writeDraftRecord(runDir, t.rel, currentState(t.abs), false, dirs));
     reporter.out(text`CHECKPOINT: ${t.rel}`);
   }
   await fsyncDirectories(dirs);

@@ -10,7 +10,13 @@ import { isDirectoryFollow } from "../../_fs/inspect.ts";
 import type { Text } from "../../text.ts";
 import { SnapshotMissingError } from "../errors.ts";
 import { manifestLinkLookup } from "../manifest.ts";
-import { type LinkLookup, type ResolvedPath, resolvePhysical, type RootName } from "../roots.ts";
+import {
+  type LinkLookup,
+  type PhysicalDirs,
+  type ResolvedPath,
+  resolvePhysical,
+  type RootName,
+} from "../roots.ts";
 import { isTrustedCopy } from "../run_dir.ts";
 
 /** `YYYYMMDD-HHMMSS` in local time. */
@@ -30,7 +36,8 @@ export function isGitRepo(dir: string): boolean {
  * Resolve `f` physically against `root` and require its trusted snapshot copy in `runDir`
  * ({@linkcode SnapshotMissingError} with `missing(rel)` otherwise): the pre-flight every file
  * operation on a run dir starts with. A link is accepted only where the run's manifest records
- * it as a dotfiles link to exactly the file it resolves to now.
+ * it as a dotfiles link to exactly the file it resolves to now. A batch passes one `dirs` to all its
+ * files ({@linkcode PhysicalDirs}).
  */
 export function snapshottedTarget(
   f: string,
@@ -39,8 +46,9 @@ export function snapshottedTarget(
   missing: (rel: string) => Text,
   rootName: RootName = "project",
   links: LinkLookup = manifestLinkLookup(runDir),
+  dirs: PhysicalDirs = new Map(),
 ): ResolvedPath {
-  const t = resolvePhysical(f, root, rootName, links);
+  const t = resolvePhysical(f, root, rootName, links, dirs);
   if (!isTrustedCopy(`${runDir}/orig`, t.rel)) {
     throw new SnapshotMissingError("no-snapshot", runDir, missing(t.rel), t.rel);
   }

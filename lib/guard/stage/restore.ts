@@ -13,7 +13,7 @@ import { RestoreRefusedError } from "../errors.ts";
 import { manifestLinkLookup } from "../manifest.ts";
 import { alreadyRestored, prepareRestore, restoreVerdict } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
-import { type ResolvedPath, textGuardRoot } from "../roots.ts";
+import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireRunDir } from "../run_dir.ts";
 import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
 
@@ -42,6 +42,7 @@ export async function stageRestore(
   requireRunDir(runDir);
   const root = textGuardRoot(options.projectDir, options.rootName);
   const links = options.links === undefined ? manifestLinkLookup(runDir) : () => options.links;
+  const physicalDirs: PhysicalDirs = new Map();
   const targets = options.files.map((f) =>
     snapshottedTarget(
       f,
@@ -50,6 +51,7 @@ export async function stageRestore(
       (rel) => text`no snapshot for ${rel}`,
       options.rootName,
       links,
+      physicalDirs,
     )
   );
   const verdicts = targets.map((t) =>

@@ -28,7 +28,13 @@ import { basename, dirname, joinRoot, logicalCwd, normalizeLexical } from "../..
 import { text, verbatim } from "../../text.ts";
 import { DirtyTreeError, PathRefusedError } from "../errors.ts";
 import type { Reporter } from "../report.ts";
-import { type ResolvedPath, resolvePhysical, type RootName, textGuardRoot } from "../roots.ts";
+import {
+  type PhysicalDirs,
+  type ResolvedPath,
+  resolvePhysical,
+  type RootName,
+  textGuardRoot,
+} from "../roots.ts";
 import {
   linkedDirBelow,
   linkedRunPath,
@@ -229,6 +235,7 @@ export async function stageSnapshot(
   const root = textGuardRoot(options.projectDir, options.rootName);
   const targets: ResolvedPath[] = [];
   const records = new Map<string, SnapshotRecord>();
+  const physicalDirs: PhysicalDirs = new Map();
   for (const f of files) {
     if (!isFileFollow(f)) throw new PathRefusedError(f, "not-a-file", text`not a file: ${f}`);
     const t = resolvePhysical(
@@ -236,6 +243,7 @@ export async function stageSnapshot(
       root,
       options.rootName,
       options.allowLinks ? () => linkOf(f, root) : undefined,
+      physicalDirs,
     );
     if (options.noLinkedDirsBelow !== undefined) {
       const linked = linkedDirBelow(

@@ -12,7 +12,7 @@ import { PathRefusedError, refusalLine } from "../errors.ts";
 import { mayRestore, restoreFile } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
-import { type ResolvedPath, textGuardRoot } from "../roots.ts";
+import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireSnapshotDir, snapshotCopyPath } from "../run_dir.ts";
 import { missingTokens, type TokenAlphabet, tokenSet } from "../tokens.ts";
 import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
@@ -124,6 +124,7 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
   const root = textGuardRoot(options.projectDir, options.rootName);
   const links = manifestLinkLookup(runDir);
   const targets: ResolvedPath[] = [];
+  const physicalDirs: PhysicalDirs = new Map();
   for (const f of files) {
     const t = snapshottedTarget(
       f,
@@ -132,6 +133,7 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
       (rel) => text`no snapshot for ${rel} in ${runDir} - run 'snapshot' before editing`,
       options.rootName,
       links,
+      physicalDirs,
     );
     if (!isFileFollow(t.abs)) {
       throw new PathRefusedError(t.rel, "vanished", text`target vanished: ${t.rel}`);
