@@ -50,14 +50,15 @@ export function parseAlphabet(value: string): TokenAlphabet {
 /** Base-alphabet tokens of one line, in class order, repeats kept. */
 export function extractBaseTokens(line: string): string[] {
   const out: string[] = [];
-  for (const cls of BASE_CLASSES) {
-    cls.regex.lastIndex = 0;
-    for (const m of line.matchAll(cls.regex)) {
-      const text = cls.strip ? m[0].replace(/[.,;:]+$/, "") : m[0];
-      out.push(cls.prefix + text);
-    }
-  }
+  for (const cls of BASE_CLASSES) addClassTokens(cls, line, (t) => out.push(t));
   return out;
+}
+
+function addClassTokens(cls: BaseClass, text: string, add: (token: string) => void): void {
+  cls.regex.lastIndex = 0;
+  for (const m of text.matchAll(cls.regex)) {
+    add(cls.prefix + (cls.strip ? m[0].replace(/[.,;:]+$/, "") : m[0]));
+  }
 }
 
 /** Decode bytes as UTF-8 the way every token reader does: invalid sequences become U+FFFD. */
@@ -94,7 +95,13 @@ export function tokenSet(
 ): Set<string> {
   const text = typeof input === "string" ? input : decodeText(input);
   const set = new Set<string>();
-  for (const line of splitLines(text)) for (const t of lineTokens(line, alphabet)) set.add(t);
+  const add = (t: string) => set.add(t);
+  // No base class can match a `\n` (nor, at a line's start, tell a `\n` before it from none), so
+  // one pass over the whole text finds exactly the union of its lines' base tokens.
+  for (const cls of BASE_CLASSES) addClassTokens(cls, text, add);
+  if (alphabet === "ext") {
+    for (const line of splitLines(text)) for (const t of extractExtendedTokens(line)) add(t);
+  }
   return set;
 }
 

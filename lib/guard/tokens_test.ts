@@ -1,7 +1,7 @@
 import { deepStrictEqual, throws } from "node:assert/strict";
 import fc from "fast-check";
 import { CtxkitError } from "../errors.ts";
-import { missingTokens, parseAlphabet, splitLines, tokenSet } from "./tokens.ts";
+import { lineTokens, missingTokens, parseAlphabet, splitLines, tokenSet } from "./tokens.ts";
 import { sortUtf8 } from "../sort.ts";
 
 const sorted = (text: string | Uint8Array, alphabet: "base" | "ext" = "base") =>
@@ -142,6 +142,35 @@ Deno.test("property: the base regexes give POSIX leftmost-longest matches", () =
         for (const m of posixMatches(line, source)) expected.add(prefix + (doStrip ? strip(m) : m));
       }
       deepStrictEqual(sortUtf8(tokenSet(line)), sortUtf8(expected));
+    }),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("property: a file's token set is the union of its lines' tokens, in both alphabets", () => {
+  // tokenSet scans the base classes over the whole text at once; lineTokens, line by line.
+  const piece = fc.constantFrom(
+    ..."0123456789./-_@!=,;: aZNEVRMUSTODQIALWYé\r\n\n\0".split(""),
+    "NEVER",
+    "MUST\nNOT",
+    "DO NOT",
+    "v1.2.3",
+    "https://x.io/a",
+    "\n/",
+    "`--flag`",
+    "$HOME",
+    "0x1F",
+  );
+  fc.assert(
+    fc.property(fc.array(piece, { maxLength: 60 }), (parts) => {
+      const text = parts.join("");
+      for (const alphabet of ["base", "ext"] as const) {
+        const expected = new Set<string>();
+        for (const line of splitLines(text)) {
+          for (const t of lineTokens(line, alphabet)) expected.add(t);
+        }
+        deepStrictEqual(sortUtf8(tokenSet(text, alphabet)), sortUtf8(expected), alphabet);
+      }
     }),
     { numRuns: 500 },
   );
