@@ -141,14 +141,20 @@ function symlinkTarget(f: string): PathRefusedError {
 /**
  * Logical resolution of `f` against `root`: the directory part must exist (links followed); the
  * absolute path is lexical, so a logical path under the root that physically lies elsewhere passes
- * here and is refused later by the stage.
+ * here and is refused later by the stage. A batch passes its `cwd` (the logical cwd, looked up
+ * once) to every file.
  */
-export function resolveLogical(f: string, root: string, rootName?: RootName): ResolvedPath {
+export function resolveLogical(
+  f: string,
+  root: string,
+  rootName?: RootName,
+  cwd: string = logicalCwd(),
+): ResolvedPath {
   const dir = dirname(f);
   if (!isDirectoryFollow(dir)) {
     throw new PathRefusedError(f, "unresolvable", text`cannot resolve ${f}`);
   }
-  const absDir = normalizeLexical(dir, logicalCwd());
+  const absDir = normalizeLexical(dir, cwd);
   const abs = `${absDir === "/" ? "" : absDir}/${basename(f)}`;
   const rel = under(abs, root);
   if (rel === undefined) {

@@ -8,7 +8,7 @@
 import { existsNoFollow, physicalPath } from "../../_fs/inspect.ts";
 import { hashFile } from "../../_fs/read.ts";
 import { CtxkitError } from "../../errors.ts";
-import { dirname, joinRoot, rootPrefix } from "../../paths.ts";
+import { dirname, joinRoot, logicalCwd, rootPrefix } from "../../paths.ts";
 import { text } from "../../text.ts";
 import { errorText, ManifestError, PathRefusedError, SnapshotMissingError } from "../errors.ts";
 import { readManifest } from "../manifest.ts";
@@ -84,8 +84,9 @@ export async function restoreRunDir(
   const hashes = new Map(manifest.files.map((f) => [f.path, f.sha256]));
   let rels: string[];
   if (files.length > 0) {
+    const cwd = logicalCwd();
     rels = files.map((f) => {
-      const { rel } = resolveLogical(f, root);
+      const { rel } = resolveLogical(f, root, undefined, cwd);
       if (!hashes.has(rel)) {
         throw new SnapshotMissingError(
           "not-in-manifest",

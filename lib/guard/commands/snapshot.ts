@@ -10,6 +10,7 @@ import { CtxkitError, UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
 import { joinText, text, verbatim } from "../../text.ts";
+import { logicalCwd } from "../../paths.ts";
 import { autoRunDirName, nextSeq, pruneRuns } from "../runs.ts";
 import { DirtyTreeError, errorText, PathRefusedError, StageFailedError } from "../errors.ts";
 import { manifestEntries, restoreCommand, writeManifest } from "../manifest.ts";
@@ -196,9 +197,10 @@ export async function snapshot(
   const stamp = localStamp(now);
   const root = layerRoot(roots, layer);
   const rels: string[] = [];
+  const cwd = logicalCwd();
   for (const f of files) {
     if (!isFileFollow(f)) throw new PathRefusedError(f, "not-a-file", text`not a file: ${f}`);
-    rels.push(resolveLogical(f, root).rel);
+    rels.push(resolveLogical(f, root, undefined, cwd).rel);
     if (f.includes("\uFFFD")) {
       throw new PathRefusedError(f, "non-utf8", text`cannot record non-UTF-8 path: ${f}`);
     }

@@ -236,6 +236,7 @@ export async function stageSnapshot(
   const targets: ResolvedPath[] = [];
   const records = new Map<string, SnapshotRecord>();
   const physicalDirs: PhysicalDirs = new Map();
+  const cwd = options.noLinkedDirsBelow === undefined ? undefined : logicalCwd();
   for (const f of files) {
     if (!isFileFollow(f)) throw new PathRefusedError(f, "not-a-file", text`not a file: ${f}`);
     const t = resolvePhysical(
@@ -246,10 +247,7 @@ export async function stageSnapshot(
       physicalDirs,
     );
     if (options.noLinkedDirsBelow !== undefined) {
-      const linked = linkedDirBelow(
-        options.noLinkedDirsBelow,
-        normalizeLexical(f, logicalCwd()),
-      );
+      const linked = linkedDirBelow(options.noLinkedDirsBelow, normalizeLexical(f, cwd!));
       if (linked !== undefined) {
         throw new PathRefusedError(
           f,
