@@ -109,8 +109,9 @@ export function createFileExclusive(
 }
 
 /**
- * How many syncs of a batch run at once: enough for the journal to commit them together, few
- * enough that a batch of thousands does not start thousands of threads.
+ * How many syncs of a batch run at once: enough for the disk to serve them together (150 syncs take
+ * as long at 32 as at 128, `references/startup.md#batched-fsync`), few enough that a batch of
+ * thousands does not start thousands of threads.
  */
 const SYNC_CONCURRENCY = 32;
 
@@ -151,10 +152,10 @@ async function syncPath(path: string, directory: boolean): Promise<void> {
 
 /**
  * fsync every file of a batch already written and closed (each opened read-only; a path that is no
- * longer a regular file is skipped). Writing a batch first and syncing it after is much cheaper
- * than syncing each file as it is written — creating a file right after an fsync waits for that
- * journal commit — and the syncs run concurrently, so the journal commits them together
- * (`references/startup.md#batched-fsync`). Every sync settles before the first failure is thrown.
+ * longer a regular file is skipped). Writing a batch first and syncing it after, the syncs running
+ * concurrently, is much cheaper than syncing each file as it is written: one after another, each
+ * waits for its own writes (`references/startup.md#batched-fsync`). Every sync settles before the
+ * first failure is thrown.
  */
 export function fsyncFiles(paths: Iterable<string>): Promise<void> {
   return syncEach([...paths], (path) => syncPath(path, false));
@@ -296,8 +297,8 @@ export function syncPendingWrites(pending: Iterable<PendingWrite | undefined>): 
 /**
  * The first half of {@linkcode writeFileAtomic}: refuse a link or non-regular destination, write
  * `content` to a new temp file beside it (not yet synced). A batch writes every temp file, syncs
- * them all, then commits them in order — one journal commit instead of one per file
- * (`references/startup.md#batched-fsync`), and nothing replaced when a write fails.
+ * them all at once, then commits them in order — the disk serves the syncs together
+ * (`references/startup.md#batched-fsync`), and nothing is replaced when a write fails.
  */
 export function prepareFileAtomic(
   path: string,
