@@ -11,12 +11,17 @@
  * `--no-build`). Also the peak RSS of each hook-path command (`/usr/bin/time -f %M`; skipped, not
  * failed, where GNU time is missing) and each bundle's size.
  *
+ * With `--binaries <dir>` (a `dist/bin/<target>` of compiled binaries, e.g. in
+ * `.github/workflows/binaries.yml`) every command also runs as `<dir>/<tool>`, in INFO rows: the
+ * issue set no goal for binaries. Stand-ins (`deno task compile:stand-in`, scripts that run the
+ * bundle) are refused, since they would only measure the bundle again.
+ *
  * Goals: source ≤ 2.0× hello, bundle ≤ 1.5×, bundle file ≤ 150 KiB, hook-path RSS ≤ 60 MiB. One row
  * per figure with PASS/FAIL; exits 1 when any fails. Fixtures live in a temp dir, with HOME,
  * CLAUDE_CONFIG_DIR and CELLM_DIR pointing into it; DENO_DIR stays the caller's, so the code caches
  * are as warm as a user's.
  *
- * `deno run -A bench/startup_bench.ts [--no-build]` (or `deno task bench startup`).
+ * `deno run -A bench/startup_bench.ts [--no-build] [--binaries <dir>]` (or `deno task bench startup`).
  *
  * @module
  */
@@ -42,7 +47,7 @@ const REPO = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
 const DENO = Deno.execPath();
 const TOOLS = ["context-scan", "context-guard", "text-guard", "prose"] as const;
 type Tool = typeof TOOLS[number];
-type Form = "source" | "bundle";
+type Form = "source" | "bundle" | "binary";
 
 /** One command of the benchmark: the tool, its arguments, its stdin, the exit code it must give. */
 interface Case {
@@ -65,11 +70,35 @@ interface Row {
   pass: boolean | "skip" | "info";
 }
 
+/** The directory of compiled binaries given with `--binaries`, if any. */
+let binaryDir: string | undefined;
+
 /** The words that run `tool` in `form`, as the README documents them. */
 function toolWords(tool: Tool, form: Form): string[] {
+  if (form === "binary") return [binaryPath(binaryDir!, tool)];
   return form === "source"
     ? [DENO, "run", "-A", "--config", join(REPO, "deno.json"), join(REPO, "bin", `${tool}.ts`)]
     : [DENO, "run", "-A", "--no-config", join(REPO, "dist", `${tool}.js`)];
+}
+
+function binaryPath(dir: string, tool: Tool): string {
+  return join(dir, Deno.build.os === "windows" ? `${tool}.exe` : tool);
+}
+
+/**
+ * Why `dir` cannot be measured as compiled binaries, or `undefined` when it can: every tool must be
+ * there and none a script (a stand-in starts with `#!`).
+ */
+function binariesProblem(dir: string): string | undefined {
+  for (const tool of TOOLS) {
+    const path = binaryPath(dir, tool);
+    if (!existsSync(path)) return `no ${path}`;
+    const head = readFileSync(path).subarray(0, 2);
+    if (head[0] === 0x23 && head[1] === 0x21) {
+      return `${path} is a script (a stand-in?), not a compiled binary`;
+    }
+  }
+  return undefined;
 }
 
 /** Run `argv` once with exactly `env`; wall time in ms, exit code, stderr (for failures). */
@@ -179,6 +208,23 @@ function buildFixtures(base: string, env: Record<string, string>) {
 }
 
 async function main(args: string[]): Promise<number> {
+  const at = args.indexOf("--binaries");
+  if (at >= 0) {
+    const dir = args[at + 1];
+    const problem = dir === undefined
+      ? "needs a directory"
+      : !existsSync(dir)
+      ? `no ${dir}`
+      : binariesProblem(realpathSync(dir));
+    if (problem !== undefined) {
+      console.error(`--binaries: ${problem}`);
+      return 2;
+    }
+    binaryDir = realpathSync(dir!);
+  }
+  const forms: Form[] = binaryDir === undefined
+    ? ["source", "bundle"]
+    : ["source", "bundle", "binary"];
   if (!args.includes("--no-build")) {
     must([DENO, "run", "-A", join(REPO, "scripts", "bundle.ts")], { ...Deno.env.toObject() }, REPO);
   }
@@ -243,7 +289,7 @@ async function main(args: string[]): Promise<number> {
     console.log(`startup: ${PAIRS} alternating pairs per command against a Deno hello-world`);
     // One unmeasured round over every command and form first: the build and the fixtures have just
     // written to disk, and the first rows measured would otherwise pay for it.
-    for (const form of ["source", "bundle"] as const) {
+    for (const form of forms) {
       for (const c of cases) {
         await timeRun(helloWords, env, f.proj);
         await timeRun(
@@ -254,8 +300,9 @@ async function main(args: string[]): Promise<number> {
         );
       }
     }
-    for (const form of ["source", "bundle"] as const) {
+    for (const form of forms) {
       const goal = form === "source" ? SOURCE_RATIO_GOAL : BUNDLE_RATIO_GOAL;
+      const informational = (c: Case) => c.informational === true || form === "binary";
       for (const c of cases) {
         const argv = [...toolWords(c.tool, form), ...c.args];
         const name = `${c.label} (${form})`;
@@ -288,15 +335,15 @@ async function main(args: string[]): Promise<number> {
           name,
           figure: `${median(cmdMs).toFixed(1)} ms vs hello ${median(helloMs).toFixed(1)} ms = ` +
             `${ratio.toFixed(2)}×`,
-          goal: c.informational ? "" : `≤ ${goal.toFixed(1)}×`,
-          pass: c.informational ? "info" : ratio <= goal,
+          goal: informational(c) ? "" : `≤ ${goal.toFixed(1)}×`,
+          pass: informational(c) ? "info" : ratio <= goal,
         });
       }
     }
 
     const haveTime = gnuTimeAvailable(base);
     const helloRss = haveTime ? peakRssKib(helloWords, env, f.proj, undefined, base) : undefined;
-    for (const form of ["source", "bundle"] as const) {
+    for (const form of forms) {
       for (const c of cases.filter((c) => c.hookPath)) {
         const name = `${c.label} (${form}) peak RSS`;
         if (!haveTime) {
