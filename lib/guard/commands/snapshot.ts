@@ -5,7 +5,7 @@
  * @module
  */
 
-import { isDirectoryFollow, isFileFollow, isSymlink } from "../../_fs/inspect.ts";
+import { isFileFollow, isSymlink } from "../../_fs/inspect.ts";
 import { CtxkitError, UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { runGit } from "../../git.ts";
@@ -16,7 +16,7 @@ import { DirtyTreeError, errorText, PathRefusedError, StageFailedError } from ".
 import { manifestEntries, restoreCommand, writeManifest } from "../manifest.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import { type GuardRoots, type Layer, layerRoot, resolveLogical } from "../roots.ts";
-import { localStamp } from "../stage/common.ts";
+import { gitPlace, localStamp } from "../stage/common.ts";
 import { stageSnapshot } from "../stage/snapshot.ts";
 
 /** Inputs of {@linkcode snapshot}. */
@@ -49,17 +49,6 @@ export interface SnapshotResult {
   files: string[];
   /** Backups deleted by retention. */
   pruned: string[];
-}
-
-/**
- * Where git puts `dir`, from one `rev-parse`: in a repository at all (`--git-dir` answers: what the
- * stage's ignore-file handling asks) and inside its work tree (what the gate asks); neither when
- * git is absent or fails.
- */
-function gitPlace(dir: string): { repo: boolean; workTree: boolean } {
-  if (!isDirectoryFollow(dir)) return { repo: false, workTree: false };
-  const r = runGit(["-C", dir, "rev-parse", "--is-inside-work-tree", "--git-dir"], dir);
-  return { repo: r.status === 0, workTree: r.status === 0 && r.stdout.startsWith("true\n") };
 }
 
 /** Rels git tracks: `ls-files --error-unmatch` semantics, batched where no pathspec magic applies. */

@@ -26,10 +26,20 @@ export function localStamp(date: Date): string {
     `${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
 }
 
+/**
+ * Where git puts `dir`, from one `rev-parse`: in a repository at all (`--git-dir` answers: what the
+ * stage's ignore-file handling asks) and inside its work tree (what context-guard's gate asks);
+ * neither when git is absent or fails.
+ */
+export function gitPlace(dir: string): { repo: boolean; workTree: boolean } {
+  if (!isDirectoryFollow(dir)) return { repo: false, workTree: false };
+  const r = runGit(["-C", dir, "rev-parse", "--is-inside-work-tree", "--git-dir"], dir);
+  return { repo: r.status === 0, workTree: r.status === 0 && r.stdout.startsWith("true\n") };
+}
+
 /** True when git answers `rev-parse --git-dir` in `dir` (git absent = not a repository). */
 export function isGitRepo(dir: string): boolean {
-  if (!isDirectoryFollow(dir)) return false;
-  return runGit(["-C", dir, "rev-parse", "--git-dir"], dir).status === 0;
+  return gitPlace(dir).repo;
 }
 
 /**

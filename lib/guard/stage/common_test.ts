@@ -3,7 +3,7 @@ import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 
 import { SnapshotMissingError } from "../errors.ts";
 import { text } from "../../text.ts";
-import { isGitRepo, localStamp, snapshottedTarget } from "./common.ts";
+import { gitPlace, isGitRepo, localStamp, snapshottedTarget } from "./common.ts";
 import { git, makeTempDir } from "../../../tests/_helpers.ts";
 
 Deno.test("localStamp is YYYYMMDD-HHMMSS of the local clock, zero-padded", () => {
@@ -24,6 +24,10 @@ Deno.test("isGitRepo: git answers in a work tree and inside .git; a plain or mis
   assert.equal(isGitRepo(`${base}/absent`), false);
   writeFileSync(`${base}/file`, "");
   assert.equal(isGitRepo(`${base}/file`), false);
+  // One rev-parse answers both questions: inside .git is a repository but no work tree.
+  assert.deepEqual(gitPlace(`${base}/repo/sub`), { repo: true, workTree: true });
+  assert.deepEqual(gitPlace(`${base}/repo/.git`), { repo: true, workTree: false });
+  assert.deepEqual(gitPlace(`${base}/plain`), { repo: false, workTree: false });
 });
 
 Deno.test("snapshottedTarget resolves physically and requires a trusted copy in orig/", () => {
