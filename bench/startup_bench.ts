@@ -31,6 +31,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { callerDenoDir, median } from "./_common.ts";
+import { binaryFileName, standInBundle } from "../scripts/compile.ts";
+import { type Tool, TOOLS } from "../scripts/tools.ts";
 
 /** Measured pairs per command (odd, so the median is one pair's figure). */
 export const PAIRS = 9;
@@ -45,8 +47,6 @@ export const RSS_KIB_GOAL = 60 * 1024;
 
 const REPO = realpathSync(fileURLToPath(new URL("..", import.meta.url)));
 const DENO = Deno.execPath();
-const TOOLS = ["context-scan", "context-guard", "text-guard", "prose"] as const;
-type Tool = typeof TOOLS[number];
 type Form = "source" | "bundle" | "binary";
 
 /** One command of the benchmark: the tool, its arguments, its stdin, the exit code it must give. */
@@ -82,21 +82,18 @@ function toolWords(tool: Tool, form: Form): string[] {
 }
 
 function binaryPath(dir: string, tool: Tool): string {
-  return join(dir, Deno.build.os === "windows" ? `${tool}.exe` : tool);
+  return join(dir, binaryFileName(tool));
 }
 
 /**
  * Why `dir` cannot be measured as compiled binaries, or `undefined` when it can: every tool must be
- * there and none a script (a stand-in starts with `#!`).
+ * there and none a stand-in.
  */
 function binariesProblem(dir: string): string | undefined {
   for (const tool of TOOLS) {
     const path = binaryPath(dir, tool);
     if (!existsSync(path)) return `no ${path}`;
-    const head = readFileSync(path).subarray(0, 2);
-    if (head[0] === 0x23 && head[1] === 0x21) {
-      return `${path} is a script (a stand-in?), not a compiled binary`;
-    }
+    if (standInBundle(path) !== undefined) return `${path} is a stand-in, not a compiled binary`;
   }
   return undefined;
 }

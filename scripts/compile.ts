@@ -12,7 +12,7 @@
  *
  * @module
  */
-import { chmodSync, mkdirSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { shellCommand } from "../lib/shell.ts";
@@ -24,6 +24,11 @@ export const ROOT: string = dirname(dirname(fileURLToPath(import.meta.url)));
 /** Where `deno task compile` puts the binaries of `target`, relative to {@linkcode ROOT}. */
 export function binaryDir(target: string): string {
   return join("dist", "bin", target);
+}
+
+/** The file name of `tool`'s binary on `os`: `deno compile` appends `.exe` on Windows. */
+export function binaryFileName(tool: Tool, os: typeof Deno.build.os = Deno.build.os): string {
+  return os === "windows" ? `${tool}.exe` : tool;
 }
 
 /**
@@ -54,10 +59,23 @@ export function hostTarget(): string {
 }
 
 /**
- * The marker line every stand-in carries, followed by the absolute bundle it runs; the test
- * helpers read it to tell a stand-in from a compiled binary (whose printed commands differ).
+ * The marker line every stand-in carries, followed by the absolute bundle it runs: how
+ * {@linkcode standInBundle} tells a stand-in from a compiled binary (whose printed commands differ).
  */
 export const STAND_IN_MARKER = "# ctxkit-stand-in-bundle: ";
+
+/**
+ * The bundle the stand-in at `path` runs (its {@linkcode STAND_IN_MARKER} line), or `undefined` for
+ * a compiled binary: a stand-in is a script (`#!`), a binary is not.
+ */
+export function standInBundle(path: string): string | undefined {
+  const head = readFileSync(path).subarray(0, 1024);
+  if (head[0] !== 0x23 || head[1] !== 0x21) return undefined; // no "#!": a real executable
+  const line = new TextDecoder().decode(head).split("\n").find((l) =>
+    l.startsWith(STAND_IN_MARKER)
+  );
+  return line?.slice(STAND_IN_MARKER.length);
+}
 
 /**
  * A stand-in for the compiled `tool`: a shell script that runs the bundle at `bundle` with the Deno

@@ -29,12 +29,14 @@ import {
 import { spawn, spawnSync } from "node:child_process";
 import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
+import { binaryFileName, standInBundle } from "../scripts/compile.ts";
+import { type Tool, TOOLS } from "../scripts/tools.ts";
 
 /** Repository root (the directory holding deno.json). */
 export const REPO = realpathSync(new URL("..", import.meta.url).pathname);
 
 /** The tools a test can run. */
-export type Tool = "context-scan" | "context-guard" | "text-guard" | "prose";
+export type { Tool } from "../scripts/tools.ts";
 
 /** A build the CLI tests can exercise. */
 export type Target = "source" | "bundle" | "binary";
@@ -85,14 +87,9 @@ export const BINARY_DIR: string = Deno.env.get("CTXKIT_BINARY_DIR")
   ? resolve(Deno.env.get("CTXKIT_BINARY_DIR")!)
   : join(REPO, "dist", "bin", Deno.build.target);
 
-/** The file name of `tool`'s binary (`deno compile` appends `.exe` on Windows). */
-function binaryName(tool: Tool): string {
-  return Deno.build.os === "windows" ? `${tool}.exe` : tool;
-}
-
 /** The binary of `tool` under test; throws, saying how to build it, when it is missing. */
 export function binaryPath(tool: Tool): string {
-  const path = join(BINARY_DIR, binaryName(tool));
+  const path = join(BINARY_DIR, binaryFileName(tool));
   try {
     accessSync(path, fsConstants.X_OK);
   } catch {
@@ -103,25 +100,6 @@ export function binaryPath(tool: Tool): string {
     );
   }
   return path;
-}
-
-/**
- * The line a stand-in (`deno task compile:stand-in`) carries before the bundle it runs; keep in
- * step with `STAND_IN_MARKER` in scripts/compile.ts.
- */
-const STAND_IN_MARKER = "# ctxkit-stand-in-bundle: ";
-
-/**
- * The bundle a stand-in binary runs, or `undefined` for a compiled binary. A stand-in is not
- * standalone, so the commands the tool prints for itself are the bundle's, not the binary's.
- */
-export function standInBundle(binary: string): string | undefined {
-  const head = readFileSync(binary).subarray(0, 1024);
-  if (head[0] !== 0x23 || head[1] !== 0x21) return undefined; // no "#!": a real executable
-  const line = new TextDecoder().decode(head).split("\n").find((l) =>
-    l.startsWith(STAND_IN_MARKER)
-  );
-  return line?.slice(STAND_IN_MARKER.length);
 }
 
 /**
@@ -187,7 +165,7 @@ interface ProgramPlace {
 function toolArgvIn(place: ProgramPlace, tool: Tool): string[] {
   if (TARGET === "binary") {
     return [
-      place.binaries === BINARY_DIR ? binaryPath(tool) : join(place.binaries, binaryName(tool)),
+      place.binaries === BINARY_DIR ? binaryPath(tool) : join(place.binaries, binaryFileName(tool)),
     ];
   }
   return TARGET === "bundle"
@@ -570,8 +548,7 @@ function reachableProgram(dir: string, id: number): string {
  * child, for the ETXTBSY reason given at {@linkcode reachableRuntime}).
  */
 function reachableBinaries(dir: string, id: number): string {
-  const tools: Tool[] = ["context-scan", "context-guard", "text-guard", "prose"];
-  const paths = tools.map(binaryPath);
+  const paths = TOOLS.map(binaryPath);
   if (ancestorsSearchable(paths[0], id) && paths.every((p) => grants(statSync(p), id, 5))) {
     return BINARY_DIR;
   }
@@ -579,7 +556,7 @@ function reachableBinaries(dir: string, id: number): string {
   mkdirSync(copy);
   chmodSync(copy, 0o755);
   for (const [i, p] of paths.entries()) {
-    const dst = join(copy, binaryName(tools[i]));
+    const dst = join(copy, binaryFileName(TOOLS[i]));
     const cp = runPlain(["cp", p, dst]);
     if (cp.code !== 0) throw new Error(`cp ${p} ${dst}: ${cp.stderr}`);
     chmodSync(dst, 0o755);
@@ -600,7 +577,7 @@ function setUpUser(): UserSetup {
     // runs the checkout's deno and bundle: from a checkout that user cannot reach it fails.)
     const binary = TARGET === "binary";
     const binaries = binary ? reachableBinaries(dir, id) : BINARY_DIR;
-    const runtime = binary ? join(binaries, binaryName("prose")) : reachableRuntime(dir, id);
+    const runtime = binary ? join(binaries, binaryFileName("prose")) : reachableRuntime(dir, id);
     const root = binary ? REPO : reachableProgram(dir, id);
     const denoDir = join(dir, "deno-dir");
     mkdirSync(denoDir);

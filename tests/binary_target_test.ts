@@ -9,8 +9,8 @@ import { deepStrictEqual, match, ok, strictEqual } from "node:assert/strict";
 import { chmodSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir, REPO } from "./_helpers.ts";
+import { TOOLS } from "../scripts/tools.ts";
 
-const TOOLS = ["context-scan", "context-guard", "text-guard", "prose"] as const;
 /** The fake binaries are shell scripts. */
 const POSIX = Deno.build.os !== "windows";
 
