@@ -171,11 +171,6 @@ export function sameRootAs(root: string | (() => string)): (other: string) => bo
   };
 }
 
-/** True when two roots are the same directory (see {@linkcode sameRootAs}). */
-export function sameRoot(a: string, b: string): boolean {
-  return sameRootAs(a)(b);
-}
-
 /** The complete runs of `layer` whose root is `root`, newest first. */
 export function layerRuns(runs: readonly Run[], layer: Layer, root: string): Run[] {
   const isRoot = sameRootAs(root);

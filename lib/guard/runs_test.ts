@@ -23,7 +23,7 @@ import {
   RETAIN_YOUNGER_MS,
   type Run,
   runGroups,
-  sameRoot,
+  sameRootAs,
   stampInstant,
   warnIncomplete,
 } from "./runs.ts";
@@ -177,31 +177,32 @@ Deno.test("readRuns: only complete *_context-slim directories have a head; links
   assert.equal(readRun(rootRun).head?.root, "/");
 });
 
-Deno.test("sameRoot: the same string or the same physical directory", () => {
+Deno.test("sameRootAs: the same string or the same physical directory", () => {
   const r = setup();
   symlinkSync(r.project, `${r.base}/proj-link`);
   mkdirSync(`${r.base}/other`);
-  assert.equal(sameRoot(r.project, `${r.base}/proj-link`), true);
-  assert.equal(sameRoot(`${r.base}/nowhere`, `${r.base}/nowhere`), true);
-  assert.equal(sameRoot(r.project, `${r.base}/other`), false);
-  assert.equal(sameRoot(`${r.base}/nowhere`, `${r.base}/nowhere-else`), false);
+  assert.equal(sameRootAs(r.project)(`${r.base}/proj-link`), true);
+  assert.equal(sameRootAs(`${r.base}/nowhere`)(`${r.base}/nowhere`), true);
+  assert.equal(sameRootAs(r.project)(`${r.base}/other`), false);
+  assert.equal(sameRootAs(`${r.base}/nowhere`)(`${r.base}/nowhere-else`), false);
 });
 
 Deno.test({
-  name: "sameRoot answers for the directories as they are now, not as they were at the first call",
+  name:
+    "sameRootAs answers for the directories as they are now, not as they were at the first call",
   fn() {
     const r = setup();
     symlinkSync(`${r.base}/later`, `${r.base}/later-link`);
-    assert.equal(sameRoot(`${r.base}/later`, `${r.base}/later-link`), false); // neither resolves yet
+    assert.equal(sameRootAs(`${r.base}/later`)(`${r.base}/later-link`), false); // neither resolves yet
     mkdirSync(`${r.base}/later`);
-    assert.equal(sameRoot(`${r.base}/later`, `${r.base}/later-link`), true);
+    assert.equal(sameRootAs(`${r.base}/later`)(`${r.base}/later-link`), true);
     mkdirSync(`${r.base}/a`);
     mkdirSync(`${r.base}/b`);
     symlinkSync(`${r.base}/a`, `${r.base}/ab`);
-    assert.equal(sameRoot(`${r.base}/a`, `${r.base}/ab`), true);
+    assert.equal(sameRootAs(`${r.base}/a`)(`${r.base}/ab`), true);
     Deno.removeSync(`${r.base}/ab`);
     symlinkSync(`${r.base}/b`, `${r.base}/ab`);
-    assert.equal(sameRoot(`${r.base}/a`, `${r.base}/ab`), false);
+    assert.equal(sameRootAs(`${r.base}/a`)(`${r.base}/ab`), false);
   },
 });
 
