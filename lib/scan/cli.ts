@@ -16,6 +16,9 @@ import type { ScanDocument, TierFilter } from "./schema.ts";
 import { envValue } from "../paths.ts";
 
 // A plain list, not the zod enum: the CLI parses no JSON, so the bundle needs no zod.
+// Kept here, not imported from observe/run.ts: a plain scan must not load the observation code.
+const OBSERVE_CHILD_ARG = "__observe-child";
+
 const TIER_FILTERS: readonly string[] = ["all", "always-on", "per-spawn", "per-invocation"];
 
 function isTierFilter(value: string): value is TierFilter {
@@ -195,6 +198,12 @@ export function reportColor(): boolean {
  * ```
  */
 export async function scanMain(args: readonly string[]): Promise<number> {
+  if (args[0] === OBSERVE_CHILD_ARG && args.length === 1) {
+    // The observation child inside its namespace (references/context-scan.md#observe).
+    const { observeChild } = await import("./observe/run.ts");
+    writeOutRaw(`${await observeChild(Deno.env.toObject())}\n`);
+    return 0;
+  }
   const command = parseScanArgs(args);
   if (command.help) {
     writeOutRaw(SCAN_HELP);

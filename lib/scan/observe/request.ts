@@ -1,0 +1,305 @@
+/**
+ * Claude Code's first `/v1/messages` request, read defensively: the one module that knows the
+ * request's layout, which ctxkit does not own. It splits every text the request carries into
+ * parts — the system prompt, each tool schema, each instruction file Claude Code sent, each skill
+ * and agent listing entry, the environment block, the messages — and gives each part its exact
+ * text and UTF-8 byte count. A block it does not understand becomes one `unattributed` part and a
+ * warning; no byte is dropped, so the parts always add up to the whole request's text.
+ *
+ * Layout checked on the Claude Code versions in {@linkcode LAYOUT_CHECKED_ON}
+ * (`references/context-scan.md#observed-request-layout`).
+ *
+ * @module
+ */
+
+import * as z from "../../_zod.ts";
+
+/** The Claude Code versions whose request layout this parser was checked against. */
+export const LAYOUT_CHECKED_ON: readonly string[] = ["2.1.328"];
+
+/** What a part of the request is, grouped as Claude Code's own `/context` groups its figures. */
+export type ObservedCategory =
+  | "system-prompt"
+  | "tools"
+  | "memory-files"
+  | "skills"
+  | "agents"
+  | "hooks"
+  | "environment"
+  | "messages"
+  | "unattributed";
+
+/** One part of the request: its category, what it is, and the exact text Claude Code sent. */
+export interface ObservedPart {
+  /** The `/context`-style group the part counts in. */
+  readonly category: ObservedCategory;
+  /**
+   * What the part is: the tool's name, the listing entry's name, `framing` for the wrapper text
+   * around instruction files, or a short description (`billing header`, `prompt`…).
+   */
+  readonly label: string;
+  /** For an instruction file: the path Claude Code named in its `Contents of …` header. */
+  readonly path?: string;
+  /** For an instruction file: the description Claude Code gave it (`project instructions, …`). */
+  readonly origin?: string;
+  /** The exact text of the part. */
+  readonly text: string;
+  /** The UTF-8 byte count of `text`. */
+  readonly bytes: number;
+}
+
+/** A parsed request: its parts in request order, and one warning per block not understood. */
+export interface ObservedRequest {
+  /** Every part, in the order the request carries them. */
+  readonly parts: readonly ObservedPart[];
+  /** One line per block the parser did not understand (its bytes are an `unattributed` part). */
+  readonly warnings: readonly string[];
+  /** The Claude Code version the request names in its billing header, when it names one. */
+  readonly version?: string;
+}
+
+const TextBlock = z.looseObject({ type: z.literal("text"), text: z.string() });
+const AnyBlock = z.looseObject({ type: z.string() });
+const Message = z.looseObject({
+  role: z.string(),
+  content: z.union([z.string(), z.array(AnyBlock)]),
+});
+
+/** The request fields the parser reads; everything else of the body is ignored. */
+export const RequestBody = z.deferred(() =>
+  z.looseObject({
+    system: z.optional(z.union([z.string(), z.array(AnyBlock)])),
+    tools: z.optional(z.array(z.looseObject({ name: z.string() }))),
+    messages: z.array(Message),
+  })
+);
+
+const encoder = new TextEncoder();
+
+/** The UTF-8 byte count of `text`. */
+export function utf8Bytes(text: string): number {
+  return encoder.encode(text).length;
+}
+
+function part(
+  category: ObservedCategory,
+  label: string,
+  text: string,
+  extra: { path?: string; origin?: string } = {},
+): ObservedPart {
+  return { category, label, ...extra, text, bytes: utf8Bytes(text) };
+}
+
+const INSTRUCTIONS_OPENING =
+  "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n";
+const REMINDER_CLOSING = "\n</system-reminder>";
+const CONTENTS_OF = "Contents of ";
+
+/**
+ * Split the instruction reminder into its framing and one part per `Contents of PATH (ORIGIN):`
+ * section. A header is a line that starts with `Contents of `, ends with `):` and follows a blank
+ * line (or the opening); the section's text runs to the blank line before the next header, or to
+ * the closing tag. Linear: one pass over the lines.
+ */
+export function splitInstructions(text: string): ObservedPart[] | undefined {
+  if (!text.startsWith(INSTRUCTIONS_OPENING) || !text.endsWith(REMINDER_CLOSING)) return undefined;
+  const body = text.slice(INSTRUCTIONS_OPENING.length, text.length - REMINDER_CLOSING.length);
+  // Header offsets: a header starts the body or follows "\n\n", and is followed by "\n\n".
+  const headers: { at: number; end: number; path: string; origin: string }[] = [];
+  let lineStart = 0;
+  while (lineStart <= body.length) {
+    const nl = body.indexOf("\n", lineStart);
+    const lineEnd = nl === -1 ? body.length : nl;
+    const line = body.slice(lineStart, lineEnd);
+    const afterBlank = lineStart === 0 || body.startsWith("\n\n", lineStart - 2);
+    if (afterBlank && line.startsWith(CONTENTS_OF) && line.endsWith("):")) {
+      const open = line.lastIndexOf(" (");
+      if (open > CONTENTS_OF.length && body.startsWith("\n\n", lineEnd)) {
+        headers.push({
+          at: lineStart,
+          end: lineEnd + 2,
+          path: line.slice(CONTENTS_OF.length, open),
+          origin: line.slice(open + 2, line.length - 2),
+        });
+      }
+    }
+    if (nl === -1) break;
+    lineStart = nl + 1;
+  }
+  if (headers.length === 0 || headers[0].at !== 0) return undefined;
+  const parts: ObservedPart[] = [];
+  let framing = INSTRUCTIONS_OPENING;
+  headers.forEach((h, i) => {
+    const next = headers[i + 1];
+    // A section's text ends before the blank line that separates it from the next header.
+    const stop = next === undefined ? body.length : next.at - 2;
+    framing += body.slice(h.at, h.end);
+    parts.push(
+      part("memory-files", h.path, body.slice(h.end, stop), { path: h.path, origin: h.origin }),
+    );
+    if (next !== undefined) framing += "\n\n";
+  });
+  framing += REMINDER_CLOSING;
+  parts.unshift(part("memory-files", "framing", framing));
+  return parts;
+}
+
+const AGENTS_HEADING = "Available agent types for the Agent tool:\n";
+const SKILLS_HEADING = "The following skills are available for use with the Skill tool:\n\n";
+const DEFERRED_HEADING = "The following deferred tools are now available via ToolSearch.";
+
+/** `- name: description` (or `- name` alone): the name of a listing entry line, else undefined. */
+export function entryName(line: string): string | undefined {
+  if (!line.startsWith("- ")) return undefined;
+  const colon = line.indexOf(": ", 2);
+  const name = colon === -1 ? line.slice(2) : line.slice(2, colon);
+  return name.length > 0 && !name.includes(" ") ? name : undefined;
+}
+
+/**
+ * Split a listing (the lines after its heading) into one part per entry; an entry runs from its
+ * `- name` line to the next one, and the listing ends at a blank line not followed by an entry.
+ * Returns the entries and the offset where the listing ended.
+ */
+function splitListing(
+  text: string,
+  start: number,
+  category: ObservedCategory,
+): { parts: ObservedPart[]; end: number } {
+  const parts: ObservedPart[] = [];
+  let at = start;
+  let current: { name: string; from: number } | undefined;
+  while (at < text.length) {
+    const nl = text.indexOf("\n", at);
+    const lineEnd = nl === -1 ? text.length : nl;
+    const name = entryName(text.slice(at, lineEnd));
+    if (name !== undefined) {
+      if (current !== undefined) {
+        parts.push(part(category, current.name, text.slice(current.from, at)));
+      }
+      current = { name, from: at };
+    } else if (at === lineEnd && entryName(text.slice(lineEnd + 1, lineEnd + 200)) === undefined) {
+      break; // a blank line that no entry follows ends the listing
+    } else if (current === undefined) {
+      break;
+    }
+    if (nl === -1) {
+      at = text.length;
+      break;
+    }
+    at = nl + 1;
+  }
+  if (current !== undefined) parts.push(part(category, current.name, text.slice(current.from, at)));
+  return { parts, end: at };
+}
+
+/**
+ * Split the system-role message (the environment block, the deferred tools, the agent and skill
+ * listings, the date) into parts. Text outside the two listings is `environment`, except the
+ * deferred-tool paragraph, which counts as `tools`.
+ */
+export function splitEnvironment(text: string): ObservedPart[] {
+  const parts: ObservedPart[] = [];
+  let at = 0;
+  const pushEnv = (to: number, label = "environment") => {
+    if (to > at) {
+      parts.push(
+        part(label === "deferred tools" ? "tools" : "environment", label, text.slice(at, to)),
+      );
+    }
+    at = to;
+  };
+  while (at < text.length) {
+    const agents = text.indexOf(AGENTS_HEADING, at);
+    const skills = text.indexOf(SKILLS_HEADING, at);
+    const deferred = text.indexOf(DEFERRED_HEADING, at);
+    const next = [agents, skills, deferred].filter((i) => i !== -1).sort((a, b) => a - b)[0];
+    if (next === undefined) break;
+    pushEnv(next);
+    if (next === deferred) {
+      const end = text.indexOf("\n\n", next);
+      pushEnv(end === -1 ? text.length : end + 2, "deferred tools");
+      continue;
+    }
+    const heading = next === agents ? AGENTS_HEADING : SKILLS_HEADING;
+    const category: ObservedCategory = next === agents ? "agents" : "skills";
+    const listing = splitListing(text, next + heading.length, category);
+    parts.push(part(category, "heading", heading));
+    parts.push(...listing.parts);
+    at = listing.end;
+  }
+  pushEnv(text.length);
+  return parts;
+}
+
+const BILLING = /^x-anthropic-billing-header: cc_version=([0-9]+\.[0-9]+\.[0-9]+)/;
+
+function blockTexts(content: string | readonly { type: string }[]): (string | undefined)[] {
+  if (typeof content === "string") return [content];
+  return content.map((b) => {
+    const t = TextBlock.safeParse(b);
+    return t.success ? t.data.text : undefined;
+  });
+}
+
+function unattributed(where: string, text: string, warnings: string[]): ObservedPart {
+  warnings.push(`not understood: ${where} (${utf8Bytes(text)} bytes counted as unattributed)`);
+  return part("unattributed", where, text);
+}
+
+/**
+ * Parse a request body (already JSON-decoded) into its parts. Throws a `RangeError` when the body
+ * is not a messages request at all (no `messages` array); anything inside it that is not understood
+ * becomes an `unattributed` part with a warning.
+ */
+export function parseObservedRequest(body: unknown): ObservedRequest {
+  const parsed = RequestBody.safeParse(body);
+  if (!parsed.success) throw new RangeError("the request is not a messages request");
+  const { system, tools, messages } = parsed.data;
+  const parts: ObservedPart[] = [];
+  const warnings: string[] = [];
+  let version: string | undefined;
+
+  (system === undefined ? [] : blockTexts(system)).forEach((t, i) => {
+    if (t === undefined) {
+      const raw = JSON.stringify((system as { type: string }[])[i]);
+      parts.push(unattributed(`system block ${i + 1}`, raw, warnings));
+      return;
+    }
+    const billing = BILLING.exec(t);
+    if (billing !== null) version = billing[1];
+    parts.push(part("system-prompt", billing !== null ? "billing header" : "system prompt", t));
+  });
+  for (const tool of tools ?? []) parts.push(part("tools", tool.name, JSON.stringify(tool)));
+
+  messages.forEach((message, m) => {
+    const texts = blockTexts(message.content);
+    texts.forEach((t, i) => {
+      const where = `message ${m + 1} (${message.role}) block ${i + 1}`;
+      if (t === undefined) {
+        const raw = JSON.stringify((message.content as { type: string }[])[i]);
+        parts.push(unattributed(where, raw, warnings));
+        return;
+      }
+      if (message.role === "system") {
+        parts.push(...splitEnvironment(t));
+        return;
+      }
+      const instructions = splitInstructions(t);
+      if (instructions !== undefined) {
+        parts.push(...instructions);
+      } else if (t.startsWith("<system-reminder>\nAttribution for git commits")) {
+        parts.push(part("messages", "attribution reminder", t));
+      } else if (t.startsWith("<system-reminder>\nSessionStart hook")) {
+        parts.push(part("hooks", "SessionStart hook context", t));
+      } else if (
+        message.role === "user" && i === texts.length - 1 && !t.startsWith("<system-reminder>")
+      ) {
+        parts.push(part("messages", "prompt", t));
+      } else {
+        parts.push(unattributed(where, t, warnings));
+      }
+    });
+  });
+  return { parts, warnings, ...(version === undefined ? {} : { version }) };
+}

@@ -1,0 +1,396 @@
+/**
+ * Running Claude Code once to see what it sends (`context-scan --observe`): the loopback recorder,
+ * the child `claude -p` with a hard deadline, and — where Linux allows it — a fresh network
+ * namespace with only loopback in it, so no setting can send the context anywhere else. The child
+ * is killed and reaped on every path. Contract: `references/context-scan.md#observe`.
+ *
+ * The namespace holds the recorder too (a namespace's loopback is its own), so the sandboxed run
+ * re-executes this same program inside `unshare` in its child mode ({@linkcode OBSERVE_CHILD_ARG}),
+ * which brings `lo` up, records, and prints its result as one JSON line on stdout.
+ *
+ * @module
+ */
+
+import { CtxkitError } from "../../errors.ts";
+import { printed, type Text, text, verbatim } from "../../text.ts";
+import * as z from "../../_zod.ts";
+import { startRecorder } from "./recorder.ts";
+
+/** The argument that starts context-scan's observation child (never typed by a user). */
+export const OBSERVE_CHILD_ARG = "__observe-child";
+/** The environment variable that carries the child's options (JSON). */
+export const OBSERVE_CHILD_ENV = "CTXKIT_OBSERVE_CHILD";
+/** The prompt `claude -p` is given: short, so the recorded request is almost all start-up context. */
+export const OBSERVE_PROMPT = "hi";
+/** The oldest Claude Code version `--observe` accepts: the oldest its layout was checked on. */
+export const MIN_CLAUDE_VERSION = "2.1.328";
+/** The default deadline of one observation, in milliseconds. */
+export const DEFAULT_OBSERVE_TIMEOUT_MS = 60_000;
+
+/** An observation that could not be made: one line, exit 2. */
+export class ObserveError extends CtxkitError {
+  /** Create the error. */
+  constructor(message: Text) {
+    super(2, message);
+  }
+}
+
+/** What one observation runs. */
+export interface ObserveOptions {
+  /** The `claude` executable (a path). */
+  readonly claude: string;
+  /** The directory `claude` runs in: the scanned root. */
+  readonly cwd: string;
+  /** `--plugin-dir` values passed through to `claude`. */
+  readonly pluginDirs: readonly string[];
+  /** Run SessionStart hooks (`--observe-hooks`); by default no hook runs. */
+  readonly hooks: boolean;
+  /** The deadline in milliseconds. */
+  readonly timeoutMs: number;
+  /** The environment `claude` starts from (the recorder's variables are set on top). */
+  readonly env: Readonly<Record<string, string>>;
+}
+
+/** What an observation saw: the Claude Code version and the first request's body. */
+export interface Observation {
+  /** `claude --version`'s version number. */
+  readonly version: string;
+  /** The first `/v1/messages` request body, as text (JSON). */
+  readonly body: string;
+  /** True when `claude` ran in a fresh network namespace with only loopback. */
+  readonly sandboxed: boolean;
+}
+
+// Variables that could send the request elsewhere or authenticate it for real: never passed on.
+const DROPPED_ENV = [
+  "ANTHROPIC_BASE_URL",
+  "ANTHROPIC_API_KEY",
+  "ANTHROPIC_AUTH_TOKEN",
+  "ANTHROPIC_CUSTOM_HEADERS",
+  "CLAUDE_CODE_USE_BEDROCK",
+  "CLAUDE_CODE_USE_VERTEX",
+  "CLAUDE_CODE_USE_FOUNDRY",
+  "CLAUDE_CODE_OAUTH_TOKEN",
+  "HTTP_PROXY",
+  "HTTPS_PROXY",
+  "ALL_PROXY",
+  "http_proxy",
+  "https_proxy",
+  "all_proxy",
+  OBSERVE_CHILD_ENV,
+];
+
+/**
+ * The environment `claude` runs with: `base` without any variable that could redirect or
+ * authenticate the request, plus the recorder's URL, a dummy key and every switch that keeps
+ * Claude Code from other traffic (telemetry, updater, error reporting, non-essential requests).
+ */
+export function claudeEnvironment(
+  base: Readonly<Record<string, string>>,
+  recorderUrl: string,
+): Record<string, string> {
+  const env: Record<string, string> = { ...base };
+  for (const name of DROPPED_ENV) delete env[name];
+  return {
+    ...env,
+    ANTHROPIC_BASE_URL: recorderUrl,
+    ANTHROPIC_API_KEY: "ctxkit-observe-no-key",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    DISABLE_TELEMETRY: "1",
+    DISABLE_AUTOUPDATER: "1",
+    DISABLE_ERROR_REPORTING: "1",
+    DISABLE_BUG_COMMAND: "1",
+    NO_PROXY: "*",
+  };
+}
+
+/**
+ * The arguments of the one `claude` run: print mode, one turn, nothing persisted, no MCP server,
+ * and no hook unless `hooks` (then only the user's own hooks run, as configured).
+ */
+export function claudeArguments(options: Pick<ObserveOptions, "pluginDirs" | "hooks">): string[] {
+  const args = [
+    "-p",
+    OBSERVE_PROMPT,
+    "--max-turns",
+    "1",
+    "--no-session-persistence",
+    "--strict-mcp-config",
+  ];
+  if (!options.hooks) args.push("--settings", '{"disableAllHooks":true}');
+  for (const dir of options.pluginDirs) args.push("--plugin-dir", dir);
+  return args;
+}
+
+/** Compare two dotted version numbers. */
+export function compareVersions(a: string, b: string): number {
+  const pa = a.split(".").map(Number);
+  const pb = b.split(".").map(Number);
+  for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
+    const d = (pa[i] ?? 0) - (pb[i] ?? 0);
+    if (d !== 0) return d;
+  }
+  return 0;
+}
+
+const VERSION = /^([0-9]+\.[0-9]+\.[0-9]+)\b/;
+
+/** The version number `claude --version` printed (`2.1.328 (Claude Code)`), or undefined. */
+export function parseClaudeVersion(output: string): string | undefined {
+  return VERSION.exec(output.trim())?.[1];
+}
+
+function firstLineOf(bytes: Uint8Array): string {
+  const all = new TextDecoder().decode(bytes).trim();
+  const nl = all.indexOf("\n");
+  return (nl === -1 ? all : all.slice(0, nl)).slice(0, 300);
+}
+
+/** Spawn `cmd`, and kill it (SIGKILL) when `deadline` passes or `stop` aborts; always reaped. */
+async function runBounded(
+  cmd: string,
+  args: readonly string[],
+  opts: { cwd?: string; env?: Record<string, string>; deadline: number; stop?: AbortSignal },
+): Promise<{ code: number; stdout: Uint8Array; stderr: Uint8Array; timedOut: boolean }> {
+  let child: Deno.ChildProcess;
+  try {
+    child = new Deno.Command(cmd, {
+      args: [...args],
+      cwd: opts.cwd,
+      env: opts.env,
+      clearEnv: opts.env !== undefined,
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+    }).spawn();
+  } catch (e) {
+    if (e instanceof Deno.errors.NotFound) {
+      throw new ObserveError(text`claude not found: ${cmd}`);
+    }
+    if (e instanceof Deno.errors.PermissionDenied && !(e.message.includes("--allow-run"))) {
+      throw new ObserveError(text`claude cannot be started: ${cmd}`);
+    }
+    throw e;
+  }
+  let timedOut = false;
+  const kill = () => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  };
+  const timer = setTimeout(() => {
+    timedOut = true;
+    kill();
+  }, Math.max(0, opts.deadline - Date.now()));
+  opts.stop?.addEventListener("abort", kill, { once: true });
+  try {
+    const out = await child.output();
+    return { code: out.code, stdout: out.stdout, stderr: out.stderr, timedOut };
+  } finally {
+    clearTimeout(timer);
+    opts.stop?.removeEventListener("abort", kill);
+  }
+}
+
+/**
+ * Observe here, in this process's network: start the recorder, ask `claude --version`, run
+ * `claude -p` and wait for its first request, its exit, or the deadline — whichever comes first.
+ * The child is killed (SIGKILL) once the request is recorded and it has not ended within a grace
+ * period, and on every failure; it is always reaped, and the recorder always closed.
+ */
+export async function observeHere(
+  options: ObserveOptions,
+): Promise<Omit<Observation, "sandboxed">> {
+  const deadline = Date.now() + options.timeoutMs;
+  const recorder = await startRecorder();
+  try {
+    const env = claudeEnvironment(options.env, recorder.url);
+    const versionRun = await runBounded(options.claude, ["--version"], {
+      cwd: options.cwd,
+      env,
+      deadline,
+    });
+    const version = parseClaudeVersion(new TextDecoder().decode(versionRun.stdout));
+    if (versionRun.timedOut) {
+      throw new ObserveError(
+        text`claude posted nothing within ${String(options.timeoutMs / 1000)} s: ${options.claude}`,
+      );
+    }
+    if (versionRun.code !== 0 || version === undefined) {
+      throw new ObserveError(
+        text`claude --version failed (exit ${String(versionRun.code)}): ${options.claude}`,
+      );
+    }
+    if (compareVersions(version, MIN_CLAUDE_VERSION) < 0) {
+      throw new ObserveError(
+        text`claude ${version} is too old for --observe (needs ${MIN_CLAUDE_VERSION} or newer): ${options.claude}`,
+      );
+    }
+    const stop = new AbortController();
+    const run = runBounded(options.claude, claudeArguments(options), {
+      cwd: options.cwd,
+      env,
+      deadline,
+      stop: stop.signal,
+    });
+    const first = await Promise.race([
+      recorder.firstRequest.then((body) => ({ body })),
+      run.then((result) => ({ result })),
+    ]);
+    if ("body" in first) {
+      // Let claude read the reply and end by itself; past the grace period it is killed.
+      const grace = setTimeout(() => stop.abort(), 5_000);
+      await run.finally(() => clearTimeout(grace));
+      return { version, body: new TextDecoder().decode(first.body) };
+    }
+    const { result } = first;
+    if (result.timedOut) {
+      throw new ObserveError(
+        text`claude posted nothing within ${String(options.timeoutMs / 1000)} s: ${options.claude}`,
+      );
+    }
+    const detail = firstLineOf(result.stderr) || firstLineOf(result.stdout) || "no output";
+    throw new ObserveError(
+      text`claude exited ${String(result.code)} before posting a request: ${detail}`,
+    );
+  } finally {
+    await recorder.close();
+  }
+}
+
+const ChildOptions = z.deferred(() =>
+  z.strictObject({
+    claude: z.string(),
+    cwd: z.string(),
+    pluginDirs: z.array(z.string()),
+    hooks: z.boolean(),
+    timeoutMs: z.number(),
+  })
+);
+
+const ChildResult = z.deferred(() =>
+  z.union([
+    z.strictObject({ ok: z.literal(true), version: z.string(), body: z.string() }),
+    z.strictObject({ ok: z.literal(false), error: z.string(), sandbox: z.boolean() }),
+  ])
+);
+
+/**
+ * The observation child's whole run (inside the namespace): bring loopback up, observe, and
+ * return the one JSON line to print. `sandbox: true` on an error means the namespace itself
+ * failed (loopback could not be brought up), so the parent may fall back.
+ */
+export async function observeChild(
+  env: Readonly<Record<string, string>>,
+): Promise<string> {
+  const raw = env[OBSERVE_CHILD_ENV];
+  const parsed = ChildOptions.safeParse(raw === undefined ? undefined : JSON.parse(raw));
+  if (!parsed.success) {
+    return JSON.stringify({ ok: false, error: "bad observation options", sandbox: false });
+  }
+  const lo = await runBounded("ip", ["link", "set", "lo", "up"], {
+    deadline: Date.now() + 10_000,
+  }).catch(() => undefined);
+  if (lo === undefined || lo.code !== 0) {
+    return JSON.stringify({ ok: false, error: "cannot bring loopback up", sandbox: true });
+  }
+  try {
+    const seen = await observeHere({ ...parsed.data, env });
+    return JSON.stringify({ ok: true, ...seen });
+  } catch (e) {
+    // Printed here (names escaped), so the parent can print it verbatim.
+    const error = e instanceof CtxkitError ? printed(e.text) : printed(text`${String(e)}`);
+    return JSON.stringify({ ok: false, error, sandbox: false });
+  }
+}
+
+/** The program to re-execute as the child: this script under `deno run`, or this binary. */
+export function selfCommand(): string[] {
+  if (Deno.build.standalone) return [Deno.execPath()];
+  return [
+    Deno.execPath(),
+    "run",
+    "--no-prompt",
+    "--no-config",
+    "--allow-read",
+    "--allow-env",
+    "--allow-net=127.0.0.1",
+    "--allow-run",
+    Deno.mainModule,
+  ];
+}
+
+/** The `unshare` flags of a fresh network and PID namespace (user namespace unless root). */
+export function unshareArguments(root: boolean): string[] {
+  const own = ["--net", "--pid", "--fork", "--kill-child"];
+  return root ? own : ["--user", "--map-root-user", ...own];
+}
+
+/**
+ * Observe inside a fresh network (and PID) namespace: `unshare` re-runs this program as the
+ * child. Returns undefined when no namespace could be made (the caller decides whether to run
+ * unsandboxed); throws an {@linkcode ObserveError} when the namespace worked but the observation
+ * did not. `self` is the command that starts context-scan (tests pass `deno run … bin/context-scan.ts`).
+ */
+export async function observeSandboxed(
+  options: ObserveOptions,
+  unshare: string,
+  self: readonly string[] = selfCommand(),
+): Promise<Observation | undefined> {
+  const root = Deno.uid() === 0;
+  const childOptions = {
+    claude: options.claude,
+    cwd: options.cwd,
+    pluginDirs: [...options.pluginDirs],
+    hooks: options.hooks,
+    timeoutMs: options.timeoutMs,
+  };
+  const result = await runBounded(
+    unshare,
+    [...unshareArguments(root), "--", ...self, OBSERVE_CHILD_ARG],
+    {
+      cwd: options.cwd,
+      env: { ...options.env, [OBSERVE_CHILD_ENV]: JSON.stringify(childOptions) },
+      // The child has its own deadline; this one only catches a child that cannot keep it.
+      deadline: Date.now() + options.timeoutMs + 10_000,
+    },
+  ).catch((e) => {
+    if (e instanceof ObserveError) return undefined; // unshare itself is missing
+    throw e;
+  });
+  if (result === undefined) return undefined;
+  const line = new TextDecoder().decode(result.stdout).trim().split("\n").at(-1) ?? "";
+  let value: unknown;
+  try {
+    value = JSON.parse(line);
+  } catch {
+    // No child result: unshare could not make the namespace (or the child died).
+    if (result.code !== 0 && new TextDecoder().decode(result.stderr).includes("unshare")) {
+      return undefined;
+    }
+    throw new ObserveError(
+      text`the observation child ended without a result (exit ${String(result.code)}): ${
+        firstLineOf(result.stderr) || "no output"
+      }`,
+    );
+  }
+  const parsed = ChildResult.safeParse(value);
+  if (!parsed.success) throw new ObserveError(text`the observation child's result is malformed`);
+  const r = parsed.data;
+  if (r.ok) return { version: r.version, body: r.body, sandboxed: true };
+  if (r.sandbox) return undefined;
+  throw new ObserveError(text`${verbatim(r.error)}`);
+}
+
+/** The first executable named `name` on `PATH`, or undefined. */
+export function findOnPath(name: string, path: string | undefined): string | undefined {
+  for (const dir of (path ?? "").split(":")) {
+    if (dir === "") continue;
+    const candidate = `${dir}/${name}`;
+    try {
+      const st = Deno.statSync(candidate);
+      if (st.isFile && st.mode !== null && (st.mode & 0o111) !== 0) return candidate;
+    } catch { /* not here */ }
+  }
+  return undefined;
+}

@@ -1,0 +1,114 @@
+/**
+ * Test helpers for the observed suites: the pinned Claude Code (installed on demand), the check
+ * that a fresh network namespace can be made here, and one observation of a fixture through
+ * context-scan's own sandboxed observer. Every `claude` a test starts goes through
+ * {@linkcode observeFixture}, which always runs it inside a fresh network namespace (only
+ * loopback in it); a test never starts `claude` any other way.
+ *
+ * @module
+ */
+
+import { ensureClaudeCode } from "../scripts/claude_code.ts";
+import { type ObservedRequest, parseObservedRequest } from "../lib/scan/observe/request.ts";
+import {
+  findOnPath,
+  type Observation,
+  observeSandboxed,
+  unshareArguments,
+} from "../lib/scan/observe/run.ts";
+import { baseEnv, toolArgv } from "./_helpers.ts";
+
+let namespaceProbe: Promise<string | undefined> | undefined;
+
+/**
+ * Why no fresh network namespace can be made here (`unshare` or `ip` missing, or the kernel
+ * refuses), or undefined when one can. Probed once per test file.
+ */
+export function namespaceSkipReason(): Promise<string | undefined> {
+  namespaceProbe ??= (async () => {
+    if (Deno.build.os !== "linux") return `no network namespaces on ${Deno.build.os}`;
+    const unshare = findOnPath("unshare", Deno.env.get("PATH"));
+    if (unshare === undefined) return "unshare (util-linux) is not on PATH";
+    if (findOnPath("ip", Deno.env.get("PATH")) === undefined) {
+      return "ip (iproute2) is not on PATH";
+    }
+    const out = await new Deno.Command(unshare, {
+      args: [...unshareArguments(Deno.uid() === 0), "--", "ip", "link", "set", "lo", "up"],
+      stdin: "null",
+      stdout: "null",
+      stderr: "piped",
+    }).output();
+    if (!out.success) {
+      return `a network namespace cannot be made here: ${
+        new TextDecoder().decode(out.stderr).trim()
+      }`;
+    }
+    return undefined;
+  })();
+  return namespaceProbe;
+}
+
+/**
+ * The pinned `claude`, or the reason a test must skip: no namespace can be made (then `claude` is
+ * never started), or Claude Code cannot be installed. Prints `SKIP: <reason>` when skipping.
+ */
+export async function observedClaude(): Promise<string | undefined> {
+  const noNamespace = await namespaceSkipReason();
+  if (noNamespace !== undefined) {
+    console.log(`SKIP: ${noNamespace}`);
+    return undefined;
+  }
+  const got = await ensureClaudeCode();
+  if ("skip" in got) {
+    console.log(`SKIP: ${got.skip}`);
+    return undefined;
+  }
+  return got.claude;
+}
+
+/** One fixture observation: where to run, and the temp HOME / CLAUDE_CONFIG_DIR it sees. */
+export interface FixtureObservation {
+  /** The project directory `claude` runs in. */
+  readonly root: string;
+  /** A temp HOME. */
+  readonly home: string;
+  /** A temp CLAUDE_CONFIG_DIR. */
+  readonly configDir: string;
+  /** `--plugin-dir` values. */
+  readonly pluginDirs?: readonly string[];
+  /** Run SessionStart hooks. */
+  readonly hooks?: boolean;
+  /** Extra environment. */
+  readonly env?: Readonly<Record<string, string>>;
+}
+
+/**
+ * Observe `fixture` with the pinned Claude Code inside a fresh network namespace, through
+ * context-scan's observation child (`bin/context-scan.ts`, or the bundle under the bundle target).
+ */
+export async function observeFixture(
+  claude: string,
+  fixture: FixtureObservation,
+): Promise<{ observation: Observation; request: ObservedRequest }> {
+  const unshare = findOnPath("unshare", Deno.env.get("PATH"));
+  if (unshare === undefined) throw new Error("unshare vanished since the probe");
+  const observation = await observeSandboxed(
+    {
+      claude,
+      cwd: fixture.root,
+      pluginDirs: fixture.pluginDirs ?? [],
+      hooks: fixture.hooks ?? false,
+      timeoutMs: 60_000,
+      env: {
+        ...baseEnv(),
+        HOME: fixture.home,
+        CLAUDE_CONFIG_DIR: fixture.configDir,
+        ...fixture.env,
+      },
+    },
+    unshare,
+    toolArgv("context-scan"),
+  );
+  if (observation === undefined) throw new Error("no network namespace could be made");
+  return { observation, request: parseObservedRequest(JSON.parse(observation.body)) };
+}
