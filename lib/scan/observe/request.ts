@@ -13,21 +13,13 @@
  */
 
 import * as z from "../../_zod.ts";
+import type { ContextCategory } from "../categories.ts";
 
 /** The Claude Code versions whose request layout this parser was checked against. */
 export const LAYOUT_CHECKED_ON: readonly string[] = ["2.1.328"];
 
 /** What a part of the request is, grouped as Claude Code's own `/context` groups its figures. */
-export type ObservedCategory =
-  | "system-prompt"
-  | "tools"
-  | "memory-files"
-  | "skills"
-  | "agents"
-  | "hooks"
-  | "environment"
-  | "messages"
-  | "unattributed";
+export type ObservedCategory = ContextCategory;
 
 /** One part of the request: its category, what it is, and the exact text Claude Code sent. */
 export interface ObservedPart {
