@@ -339,8 +339,12 @@ export function matchTrigger(text: string, config: ProseConfig = defaultConfig()
     ) {
       return { enabled: true, matched: true, token: m[0] };
     }
-    // Retry from the next position: another alternative may match there on a token boundary.
-    start = m.index + 1;
+    // Retry from the next code point: another alternative may match there on a token boundary.
+    // Never from inside a surrogate pair (the u flag would back up to the pair and find the same
+    // match again), and always past `m.index`, which is at or after `start`: every turn of the
+    // loop makes progress, also after an empty match (references/prose.md#trigger).
+    const step = m.index < text.length ? codePointAt(text, m.index).length : 1;
+    start = Math.max(start + 1, m.index + step);
   }
   return { enabled: true, matched: false, token: null };
 }
