@@ -68,11 +68,14 @@ const INPUTS = [
 function oracle(text: string, pattern: string, caseInsensitive: boolean): string | null {
   const re = new RegExp(pattern, caseInsensitive ? "yui" : "yu");
   const word = /[\p{Script=Latin}0-9_]/u;
-  const before = (i: number) => i === 0 ? "" : String.fromCodePoint(text.codePointAt(
-    i >= 2 && /[\uDC00-\uDFFF]/.test(text[i - 1]) && /[\uD800-\uDBFF]/.test(text[i - 2])
-      ? i - 2
-      : i - 1,
-  )!);
+  const before = (i: number) =>
+    i === 0 ? "" : String.fromCodePoint(
+      text.codePointAt(
+        i >= 2 && /[\uDC00-\uDFFF]/.test(text[i - 1]) && /[\uD800-\uDBFF]/.test(text[i - 2])
+          ? i - 2
+          : i - 1,
+      )!,
+    );
   const at = (i: number) => i >= text.length ? "" : String.fromCodePoint(text.codePointAt(i)!);
   for (let i = 0; i <= text.length; i += i < text.length ? at(i).length : 1) {
     re.lastIndex = i;

@@ -215,13 +215,64 @@ function parseFields(value: unknown): ReturnType<typeof ProseConfigSchema.safePa
   return { success: true, data: config as ProseConfig };
 }
 
+/** The deepest nesting of arrays and objects a config may have (the schema needs two levels). */
+const MAX_CONFIG_DEPTH = 64;
+
 /**
- * Parse config text (JSONC: comments and trailing commas allowed). Blank text means defaults.
+ * The offset of the first `[` or `{` that opens a level past {@linkcode MAX_CONFIG_DEPTH}, or -1.
+ * jsonc-parser recurses once per level, so a config a few thousand levels deep (well under the
+ * size cap) overflows its stack: this linear scan runs first (`references/prose.md#config`). It
+ * reads strings and comments as jsonc-parser's scanner does (a string ends at `"` or a line
+ * break, `\` takes the next character; `//` runs to a line break, `/*` to `*\/`), and a closer
+ * only closes a level of its own kind (the parser skips the other kind while recovering), so the
+ * depth it counts is never below the parser's.
+ */
+function tooDeepAt(text: string): number {
+  const open: number[] = []; // the closer each open level waits for, innermost last
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) { // [ {
+      if (open.length === MAX_CONFIG_DEPTH) return i;
+      open.push(c + 2); // ] }
+    } else if (c === 0x5d || c === 0x7d) {
+      if (open.at(-1) === c) open.pop();
+    } else if (c === 0x22) { // a string
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x22) break;
+        if (d === 0x0a || d === 0x0d) {
+          i--; // the line break is not part of the string
+          break;
+        }
+        if (d === 0x5c) i++; // `\` takes the next character, whatever it is
+      }
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2f) { // a line comment
+      while (i < text.length && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) { // a block comment
+      const end = text.indexOf("*/", i + 2);
+      if (end === -1) return -1;
+      i = end + 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Parse config text (JSONC: comments and trailing commas allowed). Blank text means defaults;
+ * nesting deeper than {@linkcode MAX_CONFIG_DEPTH} levels is the syntax error `NestingTooDeep`.
  */
 export function parseConfigText(text: string, path: string): ConfigResult {
   const shown = sanitize(path);
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
   if (body.trim() === "") return { ok: true, config: defaultConfig() };
+  const deep = tooDeepAt(body);
+  if (deep !== -1) {
+    return {
+      ok: false,
+      field: "(syntax)",
+      message: `${shown}:${lineColumn(body, deep)}: NestingTooDeep`,
+    };
+  }
   const errors: ParseError[] = [];
   let value: unknown;
   try {
