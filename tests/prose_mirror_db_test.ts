@@ -250,3 +250,22 @@ Deno.test("a shared settings table the mirror's upsert cannot write is refused a
   assert.equal((await child.stop("SIGTERM")).code, 0);
   removeDir(dir);
 });
+
+Deno.test("several serve started at once on a fresh state directory all open the one mirror (issue 23, point 11)", async () => {
+  for (let round = 0; round < 3; round++) {
+    const root = join(makeTempDir("prose-db-race-"), "cellm"); // R and D do not exist yet
+    const starts = await Promise.allSettled(
+      Array.from({ length: 6 }, () => spawnServe(["--port", "0"], { CELLM_DIR: root })),
+    );
+    const stopped = await Promise.all(
+      starts.map((s) => s.status === "fulfilled" ? s.value.stop("SIGTERM") : null),
+    );
+    const failures = starts.flatMap((s) => s.status === "rejected" ? [String(s.reason)] : []);
+    assert.deepEqual(failures, [], `round ${round}`);
+    for (const r of stopped) assert.equal(r?.code, 0, r?.stderr);
+    const dir = join(root, "prose");
+    assert.deepEqual(readdirSync(dir), ["prose.db"]);
+    assert.equal(statSync(join(dir, "prose.db")).mode & 0o777, 0o600);
+    removeDir(join(root, ".."));
+  }
+});

@@ -12,7 +12,7 @@
  */
 
 import type { DatabaseSync } from "node:sqlite";
-import { firstLine, isAbsent } from "../_fs/errors.ts";
+import { errorCode, firstLine, isAbsent } from "../_fs/errors.ts";
 import { readHead } from "../_fs/read.ts";
 import { createFileExclusive, tempPathFor } from "../_fs/write.ts";
 import { MIRROR_KEYS, type MirrorKey, type MirrorRows, type MirrorValues } from "./schema.ts";
@@ -218,6 +218,7 @@ function createMirror(path: string, Database: typeof DatabaseSync): boolean {
     Deno.linkSync(temp, path);
     return true;
   } catch (e) {
+    if (errorCode(e) === "EEXIST") return false;
     return refuse(path, firstLine(e));
   } finally {
     try {
