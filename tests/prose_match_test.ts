@@ -43,6 +43,8 @@ const PATTERNS = [
   "x?",
   "\\uD83D", // a lone lead surrogate (the u flag reads it as one code point)
   "prose|prosa|plain|normal mode|modo normal|普通|普通模式",
+  "pro|prose",
+  "e+", // a long match that is not a whole token, at every start
 ];
 
 const INPUTS = [
@@ -62,26 +64,23 @@ const INPUTS = [
   "\uDCDD\uD83D",
   "普通📝模式",
   "e📝".repeat(8000) + " prose",
+  "prose!",
+  "e".repeat(60_000) + "f",
+  "e".repeat(60_000) + " f",
 ];
 
-/** What `matchTrigger` must answer, tried at every code point in order (plainly terminating). */
+/**
+ * What `matchTrigger` must answer: the first code point (in order) where the pattern, between two
+ * token boundaries, matches something non-empty — tried at each one by itself, so it plainly ends.
+ */
 function oracle(text: string, pattern: string, caseInsensitive: boolean): string | null {
-  const re = new RegExp(pattern, caseInsensitive ? "yui" : "yu");
-  const word = /[\p{Script=Latin}0-9_]/u;
-  const before = (i: number) =>
-    i === 0 ? "" : String.fromCodePoint(
-      text.codePointAt(
-        i >= 2 && /[\uDC00-\uDFFF]/.test(text[i - 1]) && /[\uD800-\uDBFF]/.test(text[i - 2])
-          ? i - 2
-          : i - 1,
-      )!,
-    );
-  const at = (i: number) => i >= text.length ? "" : String.fromCodePoint(text.codePointAt(i)!);
+  const word = "[\\p{Script=Latin}0-9_]";
+  const re = new RegExp(`(?<!${word})(?:${pattern})(?!${word})`, caseInsensitive ? "yui" : "yu");
+  const at = (i: number) => String.fromCodePoint(text.codePointAt(i)!);
   for (let i = 0; i <= text.length; i += i < text.length ? at(i).length : 1) {
     re.lastIndex = i;
     const m = re.exec(text);
-    if (m === null || m.index !== i || m[0] === "") continue;
-    if (!word.test(before(i)) && !word.test(at(i + m[0].length))) return m[0];
+    if (m !== null && m[0] !== "") return m[0];
   }
   return null;
 }
@@ -161,6 +160,10 @@ console.log(JSON.stringify(tokens));
   assert.equal(at("prose|📝", "note 📝 here"), "📝");
   assert.equal(at("prose|", "xprose y prose"), "prose");
   assert.equal(at("prose|", ""), null);
+  // Where the preferred alternative is not a whole token, another one at the same place may be.
+  assert.equal(at("pro|prose", "prose!"), "prose");
+  assert.equal(at("e+", "e".repeat(60_000) + "f"), null);
+  assert.equal(at("e+", "e".repeat(60_000) + " f"), "e".repeat(60_000));
 });
 
 Deno.test("the UserPromptSubmit hook answers on the reported prompts (match --hook-input)", async () => {

@@ -351,18 +351,22 @@ export interface TriggerMatch {
 }
 
 // A token boundary fails on a Latin letter, a digit or `_` next to the match.
-const WORD = /[\p{Script=Latin}0-9_]/u;
-
-function codePointBefore(text: string, index: number): string {
-  if (index === 0) return "";
-  const low = text.charCodeAt(index - 1);
-  if (index >= 2 && low >= 0xdc00 && low <= 0xdfff) return text.slice(index - 2, index);
-  return text[index - 1];
-}
+const WORD = "[\\p{Script=Latin}0-9_]";
 
 function codePointAt(text: string, index: number): string {
   const cp = text.codePointAt(index);
   return cp === undefined ? "" : String.fromCodePoint(cp);
+}
+
+/**
+ * `pattern` as a whole-token search: a match must not have a word character (a Latin letter, a
+ * digit or `_`) right before or right after it. The boundaries are part of the regular expression,
+ * so the engine itself tries the next alternative, or a shorter repetition, where the preferred
+ * match is not on a boundary, and skips a start right after a word character at once: one search
+ * over the text, never one per rejected match (`references/prose.md#trigger`).
+ */
+function tokenPattern(pattern: string): string {
+  return `(?<!${WORD})(?:${pattern})(?!${WORD})`;
 }
 
 /**
@@ -375,7 +379,10 @@ export function matchTrigger(text: string, config: ProseConfig = defaultConfig()
   if (!config.trigger.enabled) return { enabled: false, matched: false, token: null };
   let re: RegExp;
   try {
-    re = new RegExp(config.trigger.pattern, config.trigger.caseInsensitive ? "gui" : "gu");
+    re = new RegExp(
+      tokenPattern(config.trigger.pattern),
+      config.trigger.caseInsensitive ? "gui" : "gu",
+    );
   } catch (e) {
     throw new TypeError(`trigger.pattern does not compile: ${(e as Error).message}`);
   }
@@ -383,17 +390,10 @@ export function matchTrigger(text: string, config: ProseConfig = defaultConfig()
     re.lastIndex = start;
     const m = re.exec(text);
     if (m === null) break;
-    const end = m.index + m[0].length;
-    if (
-      m[0].length > 0 && !WORD.test(codePointBefore(text, m.index)) &&
-      !WORD.test(codePointAt(text, end))
-    ) {
-      return { enabled: true, matched: true, token: m[0] };
-    }
-    // Retry from the next code point: another alternative may match there on a token boundary.
-    // Never from inside a surrogate pair (the u flag would back up to the pair and find the same
-    // match again), and always past `m.index`, which is at or after `start`: every turn of the
-    // loop makes progress, also after an empty match (references/prose.md#trigger).
+    if (m[0] !== "") return { enabled: true, matched: true, token: m[0] };
+    // An empty match never counts: search on from the next code point — never from inside a
+    // surrogate pair, where the u flag would back up to the pair and find the same match again.
+    // `m.index` is at or after `start`, so every turn makes progress.
     const step = m.index < text.length ? codePointAt(text, m.index).length : 1;
     start = Math.max(start + 1, m.index + step);
   }
