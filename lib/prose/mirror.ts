@@ -59,9 +59,9 @@ function dirOf(path: string): string {
 }
 
 /**
- * The uid that owns what this process creates in `dir`: an exclusive temp file is made there,
- * inspected and removed (Deno tells the process's uid only under `--allow-sys=uid`, which the
- * shebang does not grant). `dir` is already known to be writable by nobody else.
+ * The uid that owns what this process creates next to `path`: an exclusive temp file is made
+ * there, inspected and removed (Deno tells the process's uid only under `--allow-sys=uid`, which
+ * the shebang does not grant). The directory is already known to be writable by nobody else.
  */
 function ownUid(path: string): number {
   const probe = tempPathFor(path);
@@ -133,7 +133,8 @@ function checkPlace(path: string): Place {
 /**
  * Check, before anything is opened for writing or chmod-ed, that an existing `path` is a mirror of
  * ours: a regular file (not a link), not empty, with the SQLite header, holding a `settings` table
- * with the mirror's columns. A refused file keeps its mode and bytes.
+ * the mirror's upsert can write (its columns, a UNIQUE or PRIMARY KEY index on `key` alone, no other
+ * column NOT NULL without a default). A refused file keeps its mode and bytes.
  */
 function checkExisting(path: string, st: Deno.FileInfo, Database: typeof DatabaseSync): void {
   if (st.isSymlink) throw new MirrorError(`database path is a symbolic link: ${path}`);
