@@ -76,9 +76,9 @@ Deno.test("install-hooks creates two 0755 hooks; a rerun is unchanged; --dry-run
     "result=unchanged",
     "result=unchanged",
   ]);
-  // An edited block is rewritten in place.
+  // An edited command line (still `… 'block-end' </dev/null …`: ours) is rewritten in place.
   const pc = hook(dir, "post-commit");
-  writeFileSync(pc, readFileSync(pc, "utf8").replace("block-end", "block-endX"));
+  writeFileSync(pc, readFileSync(pc, "utf8").replace(" 'block-end'", " '--stale' 'block-end'"));
   assert.match(out(prose(undefined, ["install-hooks"], { cwd: dir }))[0], / result=updated /);
   // --remove deletes hooks that only held the shebang.
   const rm = prose(undefined, ["install-hooks", "--remove"], { cwd: dir });
@@ -232,4 +232,23 @@ Deno.test("the installed block's command line and the not-shell hint both run as
     assert.equal(ran.status, 0, ran.stderr);
     assert.equal(existsSync(flagPath(root)), false, `not cleared by: ${line}`);
   }
+});
+
+Deno.test("a line the user adds inside the block survives re-install, and --remove keeps the hook with it (issue 23, point 10)", () => {
+  const dir = repo();
+  assert.equal(prose(undefined, ["install-hooks"], { cwd: dir }).code, 0);
+  const path = hook(dir, "post-commit");
+  const mine = 'echo "committed" >>"$HOME/commits.log"';
+  const installed = readFileSync(path, "utf8");
+  writeFileSync(path, installed.replace(`${END}\n`, `${mine}\n${END}\n`));
+  const again = prose(undefined, ["install-hooks"], { cwd: dir });
+  assert.equal(out(again)[0], `PROSE: hook=post-commit result=unchanged path=${path}`);
+  assert.equal(readFileSync(path, "utf8"), installed.replace(`${END}\n`, `${mine}\n${END}\n`));
+  const rm = prose(undefined, ["install-hooks", "--remove"], { cwd: dir });
+  assert.deepEqual(out(rm), [
+    `PROSE: hook=post-commit result=removed path=${path}`,
+    `PROSE: hook=pre-push result=deleted path=${hook(dir, "pre-push")}`,
+  ]);
+  assert.equal(readFileSync(path, "utf8"), `#!/bin/sh\n${mine}\n`);
+  assert.equal(lstatSync(path).mode & 0o777, 0o755);
 });

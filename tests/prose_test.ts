@@ -374,6 +374,29 @@ Deno.test("malformed config: on fails closed (rc 2, nothing written); off and st
   assert.equal(prose(root, ["consume"]).code, 0);
 });
 
+Deno.test("a config nested 5,000 levels deep (40 KB): off still clears, on fails closed, no code=internal", () => {
+  const root = freshRoot();
+  prose(root, ["on", "explicit"]);
+  writeConfig(root, `// deep\n{"level": ${'{"a": [ '.repeat(5000)}`);
+  const syntax =
+    /^PROSE-WARN: code=config field=\(syntax\) \/.*config\.json:2:.*: NestingTooDeep; /;
+  const off = prose(root, ["off"]);
+  assert.equal(off.code, 0, off.stderr);
+  assert.match(lines(off.stderr)[0], syntax);
+  assert.equal(out(off)[0], "PROSE: action=off result=cleared");
+  assert.equal(existsSync(flagPath(root)), false);
+  assert.equal(prose(root, ["status"]).code, 0);
+  for (const args of [["on"], ["match", "--text", "prose"]]) {
+    const r = prose(root, args);
+    assert.equal(r.code, 2, r.stderr);
+    assert.match(
+      lines(r.stderr)[0],
+      /^PROSE-ERROR: code=config field=\(syntax\) .*: NestingTooDeep$/,
+    );
+  }
+  assert.equal(existsSync(flagPath(root)), false);
+});
+
 Deno.test("unknown config keys are named, escaped visibly", () => {
   const root = freshRoot();
   writeConfig(root, '{"levle": "full"}');

@@ -215,13 +215,64 @@ function parseFields(value: unknown): ReturnType<typeof ProseConfigSchema.safePa
   return { success: true, data: config as ProseConfig };
 }
 
+/** The deepest nesting of arrays and objects a config may have (the schema needs two levels). */
+const MAX_CONFIG_DEPTH = 64;
+
 /**
- * Parse config text (JSONC: comments and trailing commas allowed). Blank text means defaults.
+ * The offset of the first `[` or `{` that opens a level past {@linkcode MAX_CONFIG_DEPTH}, or -1.
+ * jsonc-parser recurses once per level, so a config a few thousand levels deep (well under the
+ * size cap) overflows its stack: this linear scan runs first (`references/prose.md#config`). It
+ * reads strings and comments as jsonc-parser's scanner does (a string ends at `"` or a line
+ * break, `\` takes the next character; `//` runs to a line break, `/*` to `*\/`), and a closer
+ * only closes a level of its own kind (the parser skips the other kind while recovering), so the
+ * depth it counts is never below the parser's.
+ */
+function tooDeepAt(text: string): number {
+  const open: number[] = []; // the closer each open level waits for, innermost last
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (c === 0x5b || c === 0x7b) { // [ {
+      if (open.length === MAX_CONFIG_DEPTH) return i;
+      open.push(c + 2); // ] }
+    } else if (c === 0x5d || c === 0x7d) {
+      if (open.at(-1) === c) open.pop();
+    } else if (c === 0x22) { // a string
+      for (i++; i < text.length; i++) {
+        const d = text.charCodeAt(i);
+        if (d === 0x22) break;
+        if (d === 0x0a || d === 0x0d) {
+          i--; // the line break is not part of the string
+          break;
+        }
+        if (d === 0x5c) i++; // `\` takes the next character, whatever it is
+      }
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2f) { // a line comment
+      while (i < text.length && text.charCodeAt(i) !== 0x0a && text.charCodeAt(i) !== 0x0d) i++;
+    } else if (c === 0x2f && text.charCodeAt(i + 1) === 0x2a) { // a block comment
+      const end = text.indexOf("*/", i + 2);
+      if (end === -1) return -1;
+      i = end + 1;
+    }
+  }
+  return -1;
+}
+
+/**
+ * Parse config text (JSONC: comments and trailing commas allowed). Blank text means defaults;
+ * nesting deeper than {@linkcode MAX_CONFIG_DEPTH} levels is the syntax error `NestingTooDeep`.
  */
 export function parseConfigText(text: string, path: string): ConfigResult {
   const shown = sanitize(path);
   const body = text.startsWith("\ufeff") ? text.slice(1) : text;
   if (body.trim() === "") return { ok: true, config: defaultConfig() };
+  const deep = tooDeepAt(body);
+  if (deep !== -1) {
+    return {
+      ok: false,
+      field: "(syntax)",
+      message: `${shown}:${lineColumn(body, deep)}: NestingTooDeep`,
+    };
+  }
   const errors: ParseError[] = [];
   let value: unknown;
   try {
@@ -300,18 +351,22 @@ export interface TriggerMatch {
 }
 
 // A token boundary fails on a Latin letter, a digit or `_` next to the match.
-const WORD = /[\p{Script=Latin}0-9_]/u;
-
-function codePointBefore(text: string, index: number): string {
-  if (index === 0) return "";
-  const low = text.charCodeAt(index - 1);
-  if (index >= 2 && low >= 0xdc00 && low <= 0xdfff) return text.slice(index - 2, index);
-  return text[index - 1];
-}
+const WORD = "[\\p{Script=Latin}0-9_]";
 
 function codePointAt(text: string, index: number): string {
   const cp = text.codePointAt(index);
   return cp === undefined ? "" : String.fromCodePoint(cp);
+}
+
+/**
+ * `pattern` as a whole-token search: a match must not have a word character (a Latin letter, a
+ * digit or `_`) right before or right after it. The boundaries are part of the regular expression,
+ * so the engine itself tries the next alternative, or a shorter repetition, where the preferred
+ * match is not on a boundary, and skips a start right after a word character at once: one search
+ * over the text, never one per rejected match (`references/prose.md#trigger`).
+ */
+function tokenPattern(pattern: string): string {
+  return `(?<!${WORD})(?:${pattern})(?!${WORD})`;
 }
 
 /**
@@ -324,7 +379,10 @@ export function matchTrigger(text: string, config: ProseConfig = defaultConfig()
   if (!config.trigger.enabled) return { enabled: false, matched: false, token: null };
   let re: RegExp;
   try {
-    re = new RegExp(config.trigger.pattern, config.trigger.caseInsensitive ? "gui" : "gu");
+    re = new RegExp(
+      tokenPattern(config.trigger.pattern),
+      config.trigger.caseInsensitive ? "gui" : "gu",
+    );
   } catch (e) {
     throw new TypeError(`trigger.pattern does not compile: ${(e as Error).message}`);
   }
@@ -332,15 +390,12 @@ export function matchTrigger(text: string, config: ProseConfig = defaultConfig()
     re.lastIndex = start;
     const m = re.exec(text);
     if (m === null) break;
-    const end = m.index + m[0].length;
-    if (
-      m[0].length > 0 && !WORD.test(codePointBefore(text, m.index)) &&
-      !WORD.test(codePointAt(text, end))
-    ) {
-      return { enabled: true, matched: true, token: m[0] };
-    }
-    // Retry from the next position: another alternative may match there on a token boundary.
-    start = m.index + 1;
+    if (m[0] !== "") return { enabled: true, matched: true, token: m[0] };
+    // An empty match never counts: search on from the next code point — never from inside a
+    // surrogate pair, where the u flag would back up to the pair and find the same match again.
+    // `m.index` is at or after `start`, so every turn makes progress.
+    const step = m.index < text.length ? codePointAt(text, m.index).length : 1;
+    start = Math.max(start + 1, m.index + step);
   }
   return { enabled: true, matched: false, token: null };
 }

@@ -232,3 +232,33 @@ Deno.test("parseConfigText answers exactly as the whole config schema does, thou
   }
   assert.ok(configs.length > 150);
 });
+
+Deno.test("nesting deeper than 64 levels is a syntax error found before any parser runs (issue 23, point 12)", () => {
+  const deep = (open: string, n: number) => open.repeat(n);
+  // Each of these overflowed jsonc-parser's stack (RangeError), or would parse deeper than it
+  // counts: a closer of the other kind does not close (the parser skips it while recovering).
+  const tooDeep: [string, string][] = [
+    [`{"a": ${deep("[", 5000)}`, "1:70"],
+    [`{"level": ${deep("[", 5000)}${deep("]", 5000)}} // c`, "1:74"],
+    [`// c\n{"level": ${deep('{"a": ', 5000)}`, "2:389"],
+    [`[${deep("},[", 5000)}`, "1:193"],
+    [`{"a": "x\n${deep("[", 5000)}`, "2:64"], // a string ends at a line break
+    [`/* c */ ${deep("[", 65)}`, "1:73"],
+  ];
+  for (const [text, at] of tooDeep) {
+    const r = parseConfigText(text, "c.json");
+    assert.deepEqual(r, { ok: false, field: "(syntax)", message: `c.json:${at}: NestingTooDeep` });
+  }
+  // 64 levels are the parser's business (here: not a valid level); brackets in strings and
+  // comments do not count.
+  const at64 = parseConfigText(`{"level": ${deep("[", 63)}${deep("]", 63)}}`, "c.json");
+  assert.equal(!at64.ok && at64.field, "level");
+  const quoted = parseConfigText(
+    `// ${deep("[", 100)}\n/* ${deep("{", 100)} */ {"trigger": {"pattern": "${
+      deep("\\\\[", 100)
+    }x", "enabled": true}}`,
+    "c.json",
+  );
+  assert.equal(quoted.ok, true, JSON.stringify(quoted));
+  assert.equal(quoted.ok && quoted.config.trigger.pattern, `${deep("\\[", 100)}x`);
+});

@@ -124,13 +124,51 @@ function markers(lines: Uint8Array[]): { begin: number[]; end: number[] } {
   return { begin, end };
 }
 
+/**
+ * The tail of the block's command line, in this release (every word quoted) and in earlier ones
+ * (words quoted only where needed): a line inside the block that ends so is ours.
+ */
+const COMMAND_TAILS = [" 'block-end'", " block-end"].map((w) =>
+  encoder.encode(`${w} </dev/null >/dev/null 2>&1 || true`)
+);
+
+function endsWith(line: Uint8Array, tail: Uint8Array): boolean {
+  const at = line.length - tail.length;
+  return at > 0 && tail.every((b, i) => line[at + i] === b);
+}
+
+/**
+ * Whether a line inside the block is one `install-hooks` wrote: the created line or a command
+ * line. Every other line there is the user's, and is never dropped (`references/prose.md#git-hooks`).
+ */
+function isOwnLine(line: Uint8Array): boolean {
+  return isLine(line, CREATED_LINE) || COMMAND_TAILS.some((tail) => endsWith(line, tail));
+}
+
 function blockLines(command: readonly string[], created: boolean): Uint8Array[] {
   const words = [BLOCK_BEGIN, ...(created ? [CREATED_LINE] : []), blockCommandLine(command)];
   return [...words, BLOCK_END].map((l) => encoder.encode(l));
 }
 
 /**
- * Plan the install for a hook whose current bytes are `existing` (`null` when there is none).
+ * The block for the lines `inside` an installed one: each command line becomes the current one
+ * and every other line (the created line, a user's lines) stays where it was; a block that lost
+ * its command line gets it back after the marker and the created line.
+ */
+function rewrittenBlock(inside: Uint8Array[], command: readonly string[]): Uint8Array[] {
+  const line = encoder.encode(blockCommandLine(command));
+  const own = (l: Uint8Array) => isOwnLine(l) && !isLine(l, CREATED_LINE);
+  let kept = inside.map((l) => own(l) ? line : l);
+  if (!inside.some(own)) {
+    const at = isLine(inside[0] ?? new Uint8Array(), CREATED_LINE) ? 1 : 0;
+    kept = [...inside.slice(0, at), line, ...inside.slice(at)];
+  }
+  return [encoder.encode(BLOCK_BEGIN), ...kept, encoder.encode(BLOCK_END)];
+}
+
+/**
+ * Plan the install for a hook whose current bytes are `existing` (`null` when there is none). A
+ * user's line inside an installed block is kept where it is.
  */
 export function planInstall(existing: Uint8Array | null, command: readonly string[]): HookPlan {
   if (existing === null) {
@@ -140,10 +178,9 @@ export function planInstall(existing: Uint8Array | null, command: readonly strin
   const lines = byteLines(existing);
   const { begin, end } = markers(lines);
   if (begin.length === 1 && end.length === 1 && begin[0] < end[0]) {
-    const created = lines.slice(begin[0], end[0]).some((l) => isLine(l, CREATED_LINE));
     const next = joinLines([
       ...lines.slice(0, begin[0]),
-      ...blockLines(command, created),
+      ...rewrittenBlock(lines.slice(begin[0] + 1, end[0]), command),
       ...lines.slice(end[0] + 1),
     ]);
     return sameBytes(next, existing)
@@ -163,9 +200,10 @@ export function planInstall(existing: Uint8Array | null, command: readonly strin
 }
 
 /**
- * Plan the removal of the block: the exact bytes from before the install, or the deletion of a
- * hook `install-hooks` created (its block holds {@linkcode CREATED_LINE}) when nothing else was
- * added to it.
+ * Plan the removal of the block: the markers and the lines `install-hooks` wrote go, a user's lines
+ * inside the block stay where they were — so the exact bytes from before the install come back
+ * when nothing was added. A hook `install-hooks` created (its block holds
+ * {@linkcode CREATED_LINE}) is deleted only when nothing else remains.
  */
 export function planRemove(existing: Uint8Array | null): HookPlan {
   if (existing === null) return { result: "not-installed" };
@@ -175,8 +213,13 @@ export function planRemove(existing: Uint8Array | null): HookPlan {
   if (begin.length !== 1 || end.length !== 1 || begin[0] > end[0]) {
     return { result: "refused", reason: "corrupt-block" };
   }
-  const created = lines.slice(begin[0], end[0]).some((l) => isLine(l, CREATED_LINE));
-  const content = joinLines([...lines.slice(0, begin[0]), ...lines.slice(end[0] + 1)]);
+  const inside = lines.slice(begin[0] + 1, end[0]);
+  const created = inside.some((l) => isLine(l, CREATED_LINE));
+  const content = joinLines([
+    ...lines.slice(0, begin[0]),
+    ...inside.filter((l) => !isOwnLine(l)),
+    ...lines.slice(end[0] + 1),
+  ]);
   if (created && sameBytes(content, encoder.encode(`${CREATED_SHEBANG}\n`))) {
     return { result: "deleted" };
   }

@@ -164,3 +164,45 @@ Deno.test("installHooks: outcomes per hook; a refusal says what to check; bytes 
       /not inside a git repository/.test(e.message),
   );
 });
+
+Deno.test("a user's line inside the block survives re-install and --remove; the hook is kept (issue 23, point 10)", () => {
+  const created = dec(planInstall(null, CMD).content);
+  const mine = "export PROSE_NOTE=mine # added by hand";
+  // The user's line right after the begin marker, and one after the command line.
+  const edited = created.replace(`${BLOCK_BEGIN}\n`, `${BLOCK_BEGIN}\n${mine}\n`)
+    .replace(`${BLOCK_END}\n`, `echo second\n${BLOCK_END}\n`);
+  const other = [...CMD.slice(0, 3), "block-end"].map((w) => w.replace("deno dir", "deno2"));
+  const reinstalled = planInstall(enc(edited), other);
+  assert.equal(reinstalled.result, "updated");
+  assert.equal(
+    dec(reinstalled.content),
+    `#!/bin/sh\n${BLOCK_BEGIN}\n${mine}\n${CREATED_LINE}\n${
+      blockCommandLine(other)
+    }\necho second\n${BLOCK_END}\n`,
+  );
+  assert.deepEqual(planInstall(reinstalled.content!, other), { result: "unchanged" });
+  // --remove takes only its own lines: the hook stays, with the user's lines where they were.
+  assert.deepEqual(planRemove(reinstalled.content!), {
+    result: "removed",
+    content: enc(`#!/bin/sh\n${mine}\necho second\n`),
+  });
+  // Inserted into a user's hook: the same.
+  const inserted = dec(planInstall(enc("#!/bin/sh\nexit 0\n"), CMD).content);
+  const grown = inserted.replace(`${BLOCK_END}\n`, `echo mine\n${BLOCK_END}\n`);
+  assert.equal(dec(planInstall(enc(grown), CMD).content ?? enc(grown)), grown);
+  assert.equal(dec(planRemove(enc(grown)).content), "#!/bin/sh\necho mine\nexit 0\n");
+  // A block whose command line is gone gets it back after the marker lines.
+  const bare = `#!/bin/sh\n${BLOCK_BEGIN}\necho mine\n${BLOCK_END}\n`;
+  assert.equal(
+    dec(planInstall(enc(bare), CMD).content),
+    `#!/bin/sh\n${BLOCK_BEGIN}\n${blockCommandLine(CMD)}\necho mine\n${BLOCK_END}\n`,
+  );
+  // An earlier release's command line (words quoted only where needed) is ours, not the user's.
+  const older = `#!/bin/sh\n${BLOCK_BEGIN}\n/opt/deno run /p/prose.ts block-end ` +
+    `</dev/null >/dev/null 2>&1 || true\n${BLOCK_END}\nexit 0\n`;
+  assert.equal(
+    dec(planInstall(enc(older), CMD).content),
+    `#!/bin/sh\n${BLOCK_BEGIN}\n${blockCommandLine(CMD)}\n${BLOCK_END}\nexit 0\n`,
+  );
+  assert.equal(dec(planRemove(enc(older)).content), "#!/bin/sh\nexit 0\n");
+});
