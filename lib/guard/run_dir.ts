@@ -32,6 +32,17 @@ export function draftRecordPath(runDir: string, rel: string): string {
   return `${runDir}/draft/${rel}.sha256`;
 }
 
+/**
+ * The absolute form of a run dir as given (`references/context-guard.md#the-manifest`): a relative
+ * one joined to the physical cwd — the directory the kernel resolved it from, so `..` keeps its
+ * meaning — with empty and `.` components and trailing `/`s dropped. What a manifest records, and
+ * the key run dirs are compared by, so `D`, `D/` and `./D` are one run dir.
+ */
+export function absoluteRunDir(dir: string, cwd?: string): string {
+  const abs = dir.startsWith("/") ? dir : `${cwd ?? Deno.cwd()}/${dir}`;
+  return `/${abs.split("/").filter((p) => p !== "" && p !== ".").join("/")}`;
+}
+
 /** The `no snapshot dir: <run dir>/orig` failure. */
 export function noSnapshotDir(runDir: string): SnapshotMissingError {
   return new SnapshotMissingError(

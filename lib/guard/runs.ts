@@ -18,6 +18,7 @@ import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
 import { ManifestHeadSchema, readManifestJson } from "./manifest.ts";
 import type { Reporter } from "./report.ts";
+import { absoluteRunDir } from "./run_dir.ts";
 import type { GuardRoots, Layer } from "./roots.ts";
 
 const SUFFIX = "_context-slim";
@@ -108,8 +109,14 @@ function rawLayerOf(value: unknown): string {
   return typeof layer === "string" && /^[a-z]+$/.test(layer) ? layer : "?";
 }
 
+/** The last component of a run dir's path, trailing `/`s ignored. */
+function runName(dir: string): string {
+  const trimmed = dir.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
+
 /** Read the manifest facts of the run dir `dir`; `undefined` head when it is not complete. */
-export function readRun(dir: string, name = dir.slice(dir.lastIndexOf("/") + 1)): Run {
+export function readRun(dir: string, name = runName(dir)): Run {
   let value: unknown;
   try {
     value = readManifestJson(`${dir}/manifest.json`, 64 * 1024 * 1024);
@@ -254,6 +261,23 @@ function runInstant(run: Run): number {
   return run.head?.created ?? stampInstant(run.name) ?? mtimeOf(run.dir);
 }
 
+/**
+ * A test "is this run of `B` the run dir `dir`": compared by normalised path
+ * ({@linkcode absoluteRunDir}: `D`, `D/`, `./D` are one), and by physical path (a run dir named
+ * through a linked ancestor of `B`). Each side is resolved once: `B` once, `dir` once.
+ */
+export function sameRunDirAs(dir: string, backups: string): (run: Run) => boolean {
+  const key = absoluteRunDir(dir);
+  const physical = physicalPath(dir);
+  let physicalBackups: string | undefined | null = null;
+  return (run) => {
+    if (absoluteRunDir(run.dir) === key) return true;
+    if (physical === undefined) return false;
+    if (physicalBackups === null) physicalBackups = physicalPath(backups);
+    return physicalBackups !== undefined && `${physicalBackups}/${run.name}` === physical;
+  };
+}
+
 /** Delete one run; false when it was gone already (another snapshot's retention took it). */
 function prune(run: Run, backups: string, reporter: Reporter): boolean {
   let ok = false;
@@ -297,12 +321,13 @@ export function pruneRuns(
   now: number = Date.now(),
 ): string[] {
   const runs = readRuns(backups);
-  // The new run is one of the kept ones wherever it lives.
-  const others = layerRuns(runs, layer, root).filter((r) => r.dir !== justWritten);
+  // The new run is one of the kept ones wherever it lives, however its path was spelled.
+  const isNew = sameRunDirAs(justWritten, backups);
+  const others = layerRuns(runs, layer, root).filter((r) => !isNew(r));
   const doomed = others.slice(RETAIN_RUNS - 1)
     .filter((r) => now - runInstant(r) >= RETAIN_YOUNGER_MS);
   const stale = runs.filter((r) =>
-    r.head === undefined && r.dir !== justWritten && now - mtimeOf(r.dir) >= RETAIN_YOUNGER_MS
+    r.head === undefined && !isNew(r) && now - mtimeOf(r.dir) >= RETAIN_YOUNGER_MS
   );
   const pruned: string[] = [];
   for (const run of [...doomed, ...stale].sort(compareRuns)) {

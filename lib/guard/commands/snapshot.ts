@@ -18,6 +18,7 @@ import { manifestEntries, restoreCommand, writeManifest } from "../manifest.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import { type GuardRoots, type Layer, layerRoot, resolveLogical } from "../roots.ts";
 import { gitFailure, gitPlace, localStamp } from "../stage/common.ts";
+import { absoluteRunDir } from "../run_dir.ts";
 import { stageSnapshot } from "../stage/snapshot.ts";
 
 /** Inputs of {@linkcode snapshot}. */
@@ -258,17 +259,19 @@ export async function snapshot(
   const runDir = staged.runDir;
   faultPoint("snapshot.before-manifest");
   const entries = manifestEntries(runDir, staged.records);
+  // Recorded absolute, so restore_cmd runs from anywhere; printed as given (MANIFEST: line).
+  const recordedDir = absoluteRunDir(runDir);
   const manifest = writeManifest({
     timestamp: stamp,
     layer,
     root,
-    runDir,
-    restoreCmd: restoreCommand(options.scriptPath, layer, runDir),
+    runDir: recordedDir,
+    restoreCmd: restoreCommand(options.scriptPath, layer, recordedDir),
     created: now,
     seq: nextSeq(roots.backups),
     ...(layer === "global" ? { projectRoot: roots.project } : {}),
     files: entries,
-  });
+  }, runDir);
   reporter.out(text`MANIFEST: ${manifest}`);
   const pruned = pruneRuns(roots.backups, runDir, layer, root, reporter, now.getTime());
   return { runDir, manifest, root, files: entries.map((e) => e.path), pruned };

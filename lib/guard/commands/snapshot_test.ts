@@ -89,3 +89,33 @@ Deno.test("retention: five runs per root and layer, never one younger than a day
   deepStrictEqual(later.pruned, [first[1].dir, first[0].dir]);
   strictEqual(readRuns(roots.backups).filter((r) => r.head?.root === other.project).length, 1);
 });
+
+Deno.test("retention: a --run-dir given with a trailing slash counts once, so exactly one old run goes", async () => {
+  // references/context-guard.md#retention: run dirs are compared by normalised path.
+  const { roots, file } = setup();
+  const day = 24 * 60 * 60 * 1000;
+  const t0 = new Date(2026, 9, 12, 14, 3, 7).getTime();
+  const old: string[] = [];
+  for (const i of [0, 1, 2, 3, 4]) {
+    const r = await snapshot({
+      roots,
+      files: [file],
+      scriptPath: "/x",
+      now: new Date(t0 + i * 1000),
+    });
+    old.push(r.runDir);
+  }
+  const rep = collectingReporter();
+  const runDir = `${roots.backups}/manual_context-slim/`;
+  await snapshot(
+    { roots, files: [file], scriptPath: "/x", runDir, now: new Date(t0 + 2 * day) },
+    rep,
+  );
+  deepStrictEqual(rep.lines.filter((l) => l.text.startsWith("PRUNED: ")).map((l) => l.text), [
+    `PRUNED: ${old[0]}`,
+  ]);
+  strictEqual(readRuns(roots.backups).length, 5);
+  // The manifest records the run dir normalised (absolute, no trailing slash).
+  const manifest = JSON.parse(readFileSync(`${runDir}manifest.json`, "utf8"));
+  strictEqual(manifest.run_dir, `${roots.backups}/manual_context-slim`);
+});
