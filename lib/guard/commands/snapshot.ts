@@ -265,6 +265,7 @@ export async function snapshot(
     timestamp: stamp,
     layer,
     root,
+    rootPhysical: staged.root,
     runDir: recordedDir,
     restoreCmd: restoreCommand(options.scriptPath, layer, recordedDir),
     created: now,

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
 import { readRuns, runGroups } from "../runs.ts";
+import { makeRunDir } from "../_test_utils.ts";
 import { resolveSpec } from "../selection.ts";
 import { snapshot } from "./snapshot.ts";
 import { restore } from "./restore.ts";
@@ -118,4 +119,26 @@ Deno.test("retention: a --run-dir given with a trailing slash counts once, so ex
   // The manifest records the run dir normalised (absolute, no trailing slash).
   const manifest = JSON.parse(readFileSync(`${runDir}manifest.json`, "utf8"));
   strictEqual(manifest.run_dir, `${roots.backups}/manual_context-slim`);
+});
+
+Deno.test("order: one manifest with seq near 2^53 (or at the bound) cannot push later runs behind it", async () => {
+  // references/context-guard.md#order: seq is bounded (1..2^31-1) and validated on its own.
+  const MAX_SEQ = 2 ** 31 - 1;
+  for (const poison of [2 ** 53 - 1, 1e300, MAX_SEQ]) {
+    const { roots, file } = setup();
+    const bad = makeRunDir(roots.backups, "20990101-000000-project_context-slim", {
+      layer: "project",
+      root: roots.project,
+      created: "2026-01-01T00:00:00.000Z",
+      seq: poison,
+      files: [{ path: "CLAUDE.md" }],
+    });
+    const fresh = await snapshot({ roots, files: [file], scriptPath: "/x" });
+    const runs = readRuns(roots.backups);
+    deepStrictEqual(runs.map((r) => r.dir), [fresh.runDir, bad], String(poison));
+    // Both are complete runs: the poisoned one keeps its place among runs, never hides the new one.
+    deepStrictEqual(runs.map((r) => r.head !== undefined), [true, true]);
+    strictEqual(runs[0].head?.seq, poison === MAX_SEQ ? MAX_SEQ : 1);
+    strictEqual(resolveSpec(runs, roots, "last", "project"), fresh.runDir);
+  }
 });
