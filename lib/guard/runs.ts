@@ -11,7 +11,7 @@
  * @module
  */
 
-import { isAbsent } from "../_fs/errors.ts";
+import { isAbsent, osReason, rethrowPermission } from "../_fs/errors.ts";
 import { physicalPath } from "../_fs/inspect.ts";
 import { compareUtf8 } from "../sort.ts";
 import { text } from "../text.ts";
@@ -333,8 +333,12 @@ function prune(run: Run, backups: string, reporter: Reporter): boolean {
   try {
     Deno.removeSync(run.dir, { recursive: true });
   } catch (e) {
-    if (!isAbsent(e)) throw e;
-    return false; // removed meanwhile by another run's retention
+    if (isAbsent(e)) return false; // removed meanwhile by another run's retention
+    rethrowPermission(e);
+    // Another user's run (left by `sudo -E`), or one the OS keeps: skipped with a warning, never
+    // a failure of the snapshot that already succeeded.
+    reporter.err(text`⚠️ cannot prune ${run.dir} (${osReason(e)}) - left in place`);
+    return false;
   }
   reporter.out(text`PRUNED: ${run.dir}`);
   return true;
