@@ -101,6 +101,7 @@ Deno.test(`tokens: every class matches exactly as the documented plain regex (se
       "a*b*c x{a,b}*/y ** 1*",
       "A_B_C_D9_E 1A_B_C_D AB1_C_D",
       "x-y-z1 1x-y a1-b2-c3",
+      "12345 1.2.3 45.6.7+rc 9.x 1.2.3.4+ab.1 007.1 1.2-",
     ]
   ) {
     assert.deepEqual(extractBaseTokens(l), specTokens(l, SPEC_BASE), l);

@@ -56,6 +56,35 @@ Deno.test("restore_cmd runs as printed: from / with no deno on PATH, paths needi
   strictEqual(readFileSync(join(p.proj, "CLAUDE.md"), "utf8"), BODY);
 });
 
+Deno.test("restore_cmd of a relative --run-dir runs from any directory: the manifest records it absolute", () => {
+  // references/context-guard.md#the-manifest: run_dir and restore_cmd hold the absolute run dir.
+  const p = project({ "CLAUDE.md": BODY });
+  const snap = p.run("context-guard", ["snapshot", "--run-dir", "bk/./run1/", "CLAUDE.md"]);
+  strictEqual(snap.code, 0, snap.stderr);
+  ok(outLines(snap).includes("RUN_DIR: bk/./run1/"), snap.stdout);
+  const runDir = join(p.proj, "bk/run1");
+  writeFileSync(join(p.proj, "CLAUDE.md"), "Use pnpm 9.1, NEVER push to main!\n");
+  strictEqual(p.run("text-guard", ["checkpoint", "--run-dir", "bk/run1", "CLAUDE.md"]).code, 0);
+  const raw = JSON.parse(readFileSync(join(runDir, "manifest.json"), "utf8"));
+  strictEqual(raw.run_dir, runDir);
+  const manifest = ManifestCommand.parse(raw);
+  const out = new Deno.Command("sh", {
+    args: ["-c", manifest.restore_cmd],
+    cwd: "/",
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin", HOME: p.home, NO_COLOR: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  const dec = new TextDecoder();
+  strictEqual(out.code, 0, `${manifest.restore_cmd}\n${dec.decode(out.stderr)}`);
+  deepStrictEqual(dec.decode(out.stdout).split("\n").slice(0, 2), [
+    "RESTORED: CLAUDE.md",
+    `RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${runDir})`,
+  ]);
+  strictEqual(readFileSync(join(p.proj, "CLAUDE.md"), "utf8"), BODY);
+});
+
 Deno.test("context-guard: `--` ends options, so files named --run-dir and -x are operands", () => {
   const p = project({ "--run-dir": BODY, "-x": "Timeout 30 seconds.\n" });
   const snap = p.run("context-guard", ["snapshot", "--", "--run-dir", "-x"]);

@@ -217,9 +217,25 @@ export class DestinationRefusedError extends Error {
   }
 }
 
-/** The name prefix of the temp files written for `path`; the sweep matches it. */
+/** The longest file name (bytes) every POSIX file system here takes: Linux's `NAME_MAX`. */
+export const NAME_MAX = 255;
+
+/** What a temp name adds after its prefix: `<pid>-<16 hex>` (a pid has at most 10 digits). */
+const TEMP_SUFFIX_MAX = 10 + 1 + 16;
+
+/**
+ * The name prefix of the temp files written for `path`; the sweep matches it:
+ * `.<name>.ctxkit-tmp-`, or, when a temp name would not fit {@linkcode NAME_MAX} (a name of 215
+ * bytes or more), `.<first 16 hex of the name's SHA-256>.ctxkit-tmp-` — short, in the same
+ * directory, still one writer's own (`references/reliability.md#atomic-writes`).
+ */
 export function tempPrefix(path: string): string {
-  return `.${path.slice(path.lastIndexOf("/") + 1)}.ctxkit-tmp-`;
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  const prefix = `.${name}.ctxkit-tmp-`;
+  // At most 3 UTF-8 bytes per UTF-16 unit: most names fit without being encoded.
+  if (prefix.length * 3 + TEMP_SUFFIX_MAX <= NAME_MAX) return prefix;
+  if (new TextEncoder().encode(prefix).length + TEMP_SUFFIX_MAX <= NAME_MAX) return prefix;
+  return `.${new Sha256().update(new TextEncoder().encode(name)).hex().slice(0, 16)}.ctxkit-tmp-`;
 }
 
 function refuseDestination(path: string): void {

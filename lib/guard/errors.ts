@@ -101,6 +101,7 @@ export class ManifestError extends CtxkitError {
     | "unreadable"
     | "no-root"
     | "relative-root"
+    | "moved-root"
     | "empty"
     | "unsafe-path"
     | "duplicate-path"

@@ -8,7 +8,7 @@
 
 import * as z from "../_zod.ts";
 import { listRegularFiles } from "../_fs/dirs.ts";
-import { isRegularNoFollow } from "../_fs/inspect.ts";
+import { isRegularNoFollow, physicalPath } from "../_fs/inspect.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
 import { writeFileAtomic } from "../_fs/write.ts";
 import { jsonString } from "../json.ts";
@@ -26,6 +26,7 @@ import type { Layer } from "./roots.ts";
 export const ManifestSchema = z.deferred(() =>
   z.looseObject({
     root: z.optional(z.unknown()),
+    root_physical: z.optional(z.unknown()),
     layer: z.optional(z.unknown()),
     files: z.array(
       z.looseObject({
@@ -39,16 +40,30 @@ export const ManifestSchema = z.deferred(() =>
 );
 
 /**
+ * The largest creation sequence number a manifest may hold
+ * (`references/context-guard.md#order`): far more runs than any backup root makes, and far below
+ * 2^53, where `max + 1` stops counting.
+ */
+export const MAX_SEQ = 2 ** 31 - 1;
+
+/** A valid `seq`: an integer from 1 to {@linkcode MAX_SEQ}. */
+export const SeqSchema = z.deferred(() => z.int().check(z.minimum(1), z.maximum(MAX_SEQ)));
+
+/**
  * What run selection needs from a manifest (`lib/guard/runs.ts`). A run whose manifest does not
- * give a layer, an absolute root and at least one file is not complete.
+ * give a layer, an absolute root and at least one file is not complete. `seq` is read through
+ * {@linkcode SeqSchema} on its own: an invalid one is ignored (the run still counts, ordered as
+ * one that recorded none), so one file can neither hide its run nor push every later run behind
+ * it.
  */
 export const ManifestHeadSchema = z.deferred(() =>
   z.looseObject({
     layer: z.enum(["project", "global"]),
     root: z.string().check(z.startsWith("/")),
+    root_physical: z.optional(z.unknown()),
     files: z.array(z.unknown()).check(z.minLength(1)),
     created: z.optional(z.string()),
-    seq: z.optional(z.int().check(z.nonnegative())),
+    seq: z.optional(z.unknown()),
     project_root: z.optional(z.string()),
   })
 );
@@ -67,10 +82,11 @@ export const WrittenManifestSchema = z.deferred(() =>
     mode: z.literal("snapshot"),
     layer: z.enum(["project", "global"]),
     root: z.string().check(z.startsWith("/")),
+    root_physical: z.optional(z.string().check(z.startsWith("/"))),
     run_dir: z.string().check(z.minLength(1)),
     restore_cmd: z.string().check(z.minLength(1)),
     created: z.iso.datetime(),
-    seq: z.int().check(z.minimum(1)),
+    seq: SeqSchema,
     project_root: z.optional(z.string().check(z.startsWith("/"))),
     files: z.array(z.strictObject({
       path: z.string().check(z.minLength(1)),
@@ -104,6 +120,8 @@ export interface ManifestDocument {
   layer: Layer;
   /** Layer root `R`. */
   root: string;
+  /** The physical path `R` resolved to at snapshot time: whose the run is, links re-pointed or not. */
+  rootPhysical?: string;
   /** Run dir as used. */
   runDir: string;
   /** The restore command line. */
@@ -124,6 +142,8 @@ export interface ManifestRead {
   path: string;
   /** Its absolute root `M`. */
   root: string;
+  /** The physical path `M` resolved to at snapshot time, when the manifest records it. */
+  rootPhysical?: string;
   /** Its layer, when it names a valid one. */
   layer?: Layer;
   /** Entries in manifest order; `sha256` undefined when not a string (never matches). */
@@ -198,6 +218,9 @@ export function renderManifest(doc: ManifestDocument): string {
     `  "mode": "snapshot",`,
     `  "layer": ${jsonString(doc.layer)},`,
     `  "root": ${jsonString(doc.root)},`,
+    ...(doc.rootPhysical === undefined
+      ? []
+      : [`  "root_physical": ${jsonString(doc.rootPhysical)},`]),
     `  "run_dir": ${jsonString(doc.runDir)},`,
     `  "restore_cmd": ${jsonString(doc.restoreCmd)},`,
     ...(doc.created === undefined
@@ -272,6 +295,12 @@ export function readManifest(runDir: string): ManifestRead {
   if (typeof root !== "string" || !root.startsWith("/") || root.includes("\0")) {
     throw new ManifestError(m, "relative-root", text`manifest root is not an absolute path: ${m}`);
   }
+  const trimmed = root.length > 1 ? root.replace(/\/+$/, "") : root;
+  const recorded = typeof parsed.root_physical === "string" ? parsed.root_physical : undefined;
+  if (recorded !== undefined) {
+    const now = physicalPath(trimmed);
+    if (now !== undefined && now !== recorded) throw movedRoot(m, trimmed, now, recorded);
+  }
   if (parsed.files.length === 0) {
     throw new ManifestError(m, "empty", text`empty snapshot: ${m} lists no files`);
   }
@@ -307,13 +336,22 @@ export function readManifest(runDir: string): ManifestRead {
     }
     files.push(file);
   }
-  const read: ManifestRead = {
-    path: m,
-    root: root.length > 1 ? root.replace(/\/+$/, "") : root,
-    files,
-  };
+  const read: ManifestRead = { path: m, root: trimmed, files };
+  if (recorded !== undefined) read.rootPhysical = recorded;
   if (parsed.layer === "project" || parsed.layer === "global") read.layer = parsed.layer;
   return read;
+}
+
+/**
+ * The run's root now resolves to another directory than the one it was taken in (a re-pointed
+ * link): its files belong there, not here (`references/context-guard.md#reading`).
+ */
+export function movedRoot(m: string, root: string, now: string, recorded: string): ManifestError {
+  return new ManifestError(
+    m,
+    "moved-root",
+    text`manifest root ${root} is now ${now}, not ${recorded} where the run was taken (${m})`,
+  );
 }
 
 /**

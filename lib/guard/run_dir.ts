@@ -13,11 +13,13 @@ import {
   type AtomicWriteOptions,
   type Content,
   DestinationRefusedError,
+  NAME_MAX,
   type PendingWrite,
   prepareFileAtomic,
   writeFileAtomic,
   type Written,
 } from "../_fs/write.ts";
+import { Sha256 } from "../_fs/sha256.ts";
 import { dirname } from "../paths.ts";
 import { text } from "../text.ts";
 import { PathRefusedError, sandboxRefused, SnapshotMissingError } from "./errors.ts";
@@ -27,9 +29,32 @@ export function snapshotCopyPath(runDir: string, rel: string): string {
   return `${runDir}/orig/${rel}`;
 }
 
-/** Path of the draft record of `rel` in `runDir`. */
+/**
+ * Path of the draft record of `rel` in `runDir`: `draft/<rel>.sha256`, or, when that last name
+ * would exceed `NAME_MAX` (a name of 249 bytes or more), `draft/<dir>/<SHA-256 of the
+ * name>.sha256-long` — it fits any valid name and can never be another file's record, which always
+ * ends `.sha256` (`references/context-guard.md#draft-records`).
+ */
 export function draftRecordPath(runDir: string, rel: string): string {
-  return `${runDir}/draft/${rel}.sha256`;
+  const slash = rel.lastIndexOf("/");
+  const name = rel.slice(slash + 1);
+  // At most 3 UTF-8 bytes per UTF-16 unit: most names fit without being encoded.
+  if (name.length * 3 + 7 <= NAME_MAX) return `${runDir}/draft/${rel}.sha256`;
+  const encoded = new TextEncoder().encode(name);
+  if (encoded.length + 7 <= NAME_MAX) return `${runDir}/draft/${rel}.sha256`;
+  const dir = slash < 0 ? "" : `${rel.slice(0, slash)}/`;
+  return `${runDir}/draft/${dir}${new Sha256().update(encoded).hex()}.sha256-long`;
+}
+
+/**
+ * The absolute form of a run dir as given (`references/context-guard.md#the-manifest`): a relative
+ * one joined to the physical cwd — the directory the kernel resolved it from, so `..` keeps its
+ * meaning — with empty and `.` components and trailing `/`s dropped. What a manifest records, and
+ * the key run dirs are compared by, so `D`, `D/` and `./D` are one run dir.
+ */
+export function absoluteRunDir(dir: string, cwd?: string): string {
+  const abs = dir.startsWith("/") ? dir : `${cwd ?? Deno.cwd()}/${dir}`;
+  return `/${abs.split("/").filter((p) => p !== "" && p !== ".").join("/")}`;
 }
 
 /** The `no snapshot dir: <run dir>/orig` failure. */

@@ -11,13 +11,14 @@
  * @module
  */
 
-import { isAbsent } from "../_fs/errors.ts";
+import { isAbsent, osReason, rethrowPermission } from "../_fs/errors.ts";
 import { physicalPath } from "../_fs/inspect.ts";
 import { compareUtf8 } from "../sort.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
-import { ManifestHeadSchema, readManifestJson } from "./manifest.ts";
+import { ManifestHeadSchema, MAX_SEQ, readManifestJson, SeqSchema } from "./manifest.ts";
 import type { Reporter } from "./report.ts";
+import { absoluteRunDir } from "./run_dir.ts";
 import type { GuardRoots, Layer } from "./roots.ts";
 
 const SUFFIX = "_context-slim";
@@ -33,6 +34,8 @@ export interface RunHead {
   layer: Layer;
   /** The layer root its files live under. */
   root: string;
+  /** The physical path the root resolved to at snapshot time (absent in older manifests). */
+  physicalRoot?: string;
   /** For a global run: the project root of the invocation that took it. */
   projectRoot?: string;
   /** The creation instant (epoch-ms, from the manifest's UTC `created`). */
@@ -108,8 +111,14 @@ function rawLayerOf(value: unknown): string {
   return typeof layer === "string" && /^[a-z]+$/.test(layer) ? layer : "?";
 }
 
+/** The last component of a run dir's path, trailing `/`s ignored. */
+function runName(dir: string): string {
+  const trimmed = dir.replace(/\/+$/, "");
+  return trimmed.slice(trimmed.lastIndexOf("/") + 1);
+}
+
 /** Read the manifest facts of the run dir `dir`; `undefined` head when it is not complete. */
-export function readRun(dir: string, name = dir.slice(dir.lastIndexOf("/") + 1)): Run {
+export function readRun(dir: string, name = runName(dir)): Run {
   let value: unknown;
   try {
     value = readManifestJson(`${dir}/manifest.json`, 64 * 1024 * 1024);
@@ -124,9 +133,13 @@ export function readRun(dir: string, name = dir.slice(dir.lastIndexOf("/") + 1))
     layer: m.layer,
     root: m.root.length > 1 ? m.root.replace(/\/+$/, "") : m.root,
   };
+  if (typeof m.root_physical === "string" && m.root_physical.startsWith("/")) {
+    head.physicalRoot = m.root_physical;
+  }
   if (m.project_root !== undefined) head.projectRoot = m.project_root;
   if (created !== undefined && Number.isFinite(created)) head.created = created;
-  if (m.seq !== undefined) head.seq = m.seq;
+  const seq = SeqSchema.safeParse(m.seq);
+  if (seq.success) head.seq = seq.data;
   return { name, dir, head, rawLayer: m.layer };
 }
 
@@ -143,9 +156,26 @@ export function readRuns(backups: string): Run[] {
     .sort(compareRuns);
 }
 
-/** The next creation sequence number for a run in `B`. */
+/**
+ * The next creation sequence number for a run in `B`: one more than every valid `seq` there, never
+ * beyond {@linkcode MAX_SEQ} (runs then tie on it and their `created` instants order them).
+ */
 export function nextSeq(backups: string): number {
-  return readRuns(backups).reduce((max, r) => Math.max(max, r.head?.seq ?? 0), 0) + 1;
+  const max = readRuns(backups).reduce((max, r) => Math.max(max, r.head?.seq ?? 0), 0);
+  return Math.min(max + 1, MAX_SEQ);
+}
+
+/** A test "is this the same directory as the root" ({@linkcode sameRootAs}). */
+export interface RootTest {
+  /** A root string: the same string, or the same physical directory now. */
+  (other: string): boolean;
+  /**
+   * Whether a run is of the root (`references/context-guard.md#backups-and-run-dirs`): a run that
+   * recorded the physical directory its root resolved to is the root's only when the root
+   * resolves to that directory now (a re-pointed link sends no run into another project); an
+   * older run that recorded none is tested by its root string as before (a documented limit).
+   */
+  run(head: Pick<RunHead, "root" | "physicalRoot">): boolean;
 }
 
 /**
@@ -154,27 +184,39 @@ export function nextSeq(backups: string): number {
  * test: a directory made or a link re-pointed since must count. `root` may be given as a function,
  * asked only when there is a run to compare (the project root may cost a git call).
  */
-export function sameRootAs(root: string | (() => string)): (other: string) => boolean {
+export function sameRootAs(root: string | (() => string)): RootTest {
   let fixed: string | undefined;
   let physical: string | undefined | null = null;
-  const seen = new Map<string, boolean>();
-  return (other) => {
+  const seen = new Map<string, string | undefined>();
+  const physicalOf = (path: string) => {
+    if (!seen.has(path)) seen.set(path, physicalPath(path));
+    return seen.get(path);
+  };
+  const fixedPhysical = () => {
+    fixed ??= typeof root === "string" ? root : root();
+    if (physical === null) physical = physicalPath(fixed);
+    return physical;
+  };
+  const test = (other: string): boolean => {
     fixed ??= typeof root === "string" ? root : root();
     if (other === fixed) return true;
-    let same = seen.get(other);
-    if (same === undefined) {
-      if (physical === null) physical = physicalPath(fixed);
-      same = physical !== undefined && physicalPath(other) === physical;
-      seen.set(other, same);
-    }
-    return same;
+    const mine = fixedPhysical();
+    return mine !== undefined && physicalOf(other) === mine;
   };
+  test.run = (head: Pick<RunHead, "root" | "physicalRoot">): boolean => {
+    if (head.physicalRoot !== undefined) {
+      const mine = fixedPhysical();
+      return mine === undefined ? head.root === fixed : mine === head.physicalRoot;
+    }
+    return test(head.root);
+  };
+  return test;
 }
 
 /** The complete runs of `layer` whose root is `root`, newest first. */
 export function layerRuns(runs: readonly Run[], layer: Layer, root: string): Run[] {
   const isRoot = sameRootAs(root);
-  return runs.filter((r) => r.head?.layer === layer && isRoot(r.head.root));
+  return runs.filter((r) => r.head?.layer === layer && isRoot.run(r.head));
 }
 
 /**
@@ -187,8 +229,8 @@ export function invocationRuns(runs: readonly Run[], roots: GuardRoots): Run[] {
   return runs.filter((r) => {
     const h = r.head;
     if (h === undefined) return false;
-    if (h.layer === "project") return isProject(h.root);
-    return isGlobal(h.root) && (h.projectRoot === undefined || isProject(h.projectRoot));
+    if (h.layer === "project") return isProject.run(h);
+    return isGlobal.run(h) && (h.projectRoot === undefined || isProject(h.projectRoot));
   });
 }
 
@@ -254,6 +296,23 @@ function runInstant(run: Run): number {
   return run.head?.created ?? stampInstant(run.name) ?? mtimeOf(run.dir);
 }
 
+/**
+ * A test "is this run of `B` the run dir `dir`": compared by normalised path
+ * ({@linkcode absoluteRunDir}: `D`, `D/`, `./D` are one), and by physical path (a run dir named
+ * through a linked ancestor of `B`). Each side is resolved once: `B` once, `dir` once.
+ */
+export function sameRunDirAs(dir: string, backups: string): (run: Run) => boolean {
+  const key = absoluteRunDir(dir);
+  const physical = physicalPath(dir);
+  let physicalBackups: string | undefined | null = null;
+  return (run) => {
+    if (absoluteRunDir(run.dir) === key) return true;
+    if (physical === undefined) return false;
+    if (physicalBackups === null) physicalBackups = physicalPath(backups);
+    return physicalBackups !== undefined && `${physicalBackups}/${run.name}` === physical;
+  };
+}
+
 /** Delete one run; false when it was gone already (another snapshot's retention took it). */
 function prune(run: Run, backups: string, reporter: Reporter): boolean {
   let ok = false;
@@ -274,8 +333,12 @@ function prune(run: Run, backups: string, reporter: Reporter): boolean {
   try {
     Deno.removeSync(run.dir, { recursive: true });
   } catch (e) {
-    if (!isAbsent(e)) throw e;
-    return false; // removed meanwhile by another run's retention
+    if (isAbsent(e)) return false; // removed meanwhile by another run's retention
+    rethrowPermission(e);
+    // Another user's run (left by `sudo -E`), or one the OS keeps: skipped with a warning, never
+    // a failure of the snapshot that already succeeded.
+    reporter.err(text`⚠️ cannot prune ${run.dir} (${osReason(e)}) - left in place`);
+    return false;
   }
   reporter.out(text`PRUNED: ${run.dir}`);
   return true;
@@ -297,12 +360,13 @@ export function pruneRuns(
   now: number = Date.now(),
 ): string[] {
   const runs = readRuns(backups);
-  // The new run is one of the kept ones wherever it lives.
-  const others = layerRuns(runs, layer, root).filter((r) => r.dir !== justWritten);
+  // The new run is one of the kept ones wherever it lives, however its path was spelled.
+  const isNew = sameRunDirAs(justWritten, backups);
+  const others = layerRuns(runs, layer, root).filter((r) => !isNew(r));
   const doomed = others.slice(RETAIN_RUNS - 1)
     .filter((r) => now - runInstant(r) >= RETAIN_YOUNGER_MS);
   const stale = runs.filter((r) =>
-    r.head === undefined && r.dir !== justWritten && now - mtimeOf(r.dir) >= RETAIN_YOUNGER_MS
+    r.head === undefined && !isNew(r) && now - mtimeOf(r.dir) >= RETAIN_YOUNGER_MS
   );
   const pruned: string[] = [];
   for (const run of [...doomed, ...stale].sort(compareRuns)) {

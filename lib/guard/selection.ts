@@ -12,7 +12,8 @@ import { UsageError } from "../errors.ts";
 import { isBelow, logicalCwd, normalizeLexical } from "../paths.ts";
 import { text } from "../text.ts";
 import { SnapshotMissingError } from "./errors.ts";
-import { manifestPaths } from "./manifest.ts";
+import { manifestPaths, movedRoot } from "./manifest.ts";
+import { physicalPath } from "../_fs/inspect.ts";
 import type { Reporter } from "./report.ts";
 import { type GuardRoots, type Layer, layerRoot, type RootName } from "./roots.ts";
 import {
@@ -120,6 +121,12 @@ export function describeRun(runDir: string, flag: Layer | undefined, roots: Guar
       text`--${flag} contradicts the run dir ${runDir}: its manifest is of the ${head.layer} layer`,
     );
   }
+  if (head?.physicalRoot !== undefined) {
+    const now = physicalPath(head.root);
+    if (now !== undefined && now !== head.physicalRoot) {
+      throw movedRoot(`${runDir}/manifest.json`, head.root, now, head.physicalRoot);
+    }
+  }
   const layer = head?.layer ?? flag ?? "project";
   return { runDir, layer, root: head?.root ?? layerRoot(roots, layer), rootName: layer };
 }
@@ -171,7 +178,7 @@ export function namesManifestFile(arg: string, roots: GuardRoots): boolean {
   for (const run of readRuns(roots.backups)) {
     const h = run.head;
     if (h === undefined) continue;
-    if (!(isProject(h.root) || isGlobal(h.root))) continue;
+    if (!(isProject.run(h) || isGlobal.run(h))) continue;
     if (!isBelow(abs, h.root)) continue;
     const rel = abs.slice(h.root === "/" ? 1 : h.root.length + 1);
     if (manifestPaths(run.dir).has(rel)) return true;

@@ -23,7 +23,10 @@ const stripTrailingPunctuation = (text: string): string => text.replace(/[.,;:]+
 // The lookbehinds only skip start positions inside a run whose earlier start already failed with
 // the same tail (so results are unchanged); without them a long line was quadratic.
 const EXT_CLASSES: readonly ExtClass[] = [
-  { prefix: "ver:", regex: /[0-9]+(?:\.[0-9]+)+(?:[+-][A-Za-z0-9][A-Za-z0-9.]*)?/g },
+  // A match takes its whole leading digit run (the run must end at a `.`), so `ver:` starts only
+  // where a digit run starts: a later start in the run fails the same way, and trying each one made
+  // a long run of digits quadratic (400,000 digits: 172 s).
+  { prefix: "ver:", regex: /(?<![0-9])[0-9]+(?:\.[0-9]+)+(?:[+-][A-Za-z0-9][A-Za-z0-9.]*)?/g },
   { prefix: "glob:", regex: /(?<![A-Za-z0-9_.{}/-])[A-Za-z0-9_.{}/-]*\*+[A-Za-z0-9_.{}*/-]*/g },
   {
     prefix: "file:",

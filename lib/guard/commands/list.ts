@@ -31,7 +31,7 @@ export function list(roots: GuardRoots, reporter: Reporter = silentReporter): Ba
   const rows = readRuns(roots.backups).filter((r) => {
     const h = r.head;
     if (h === undefined) return true;
-    return h.layer === "project" ? isProject(h.root) : isGlobal(h.root);
+    return h.layer === "project" ? isProject.run(h) : isGlobal.run(h);
   }).map((r) => ({
     name: r.name,
     files: listRegularFiles(`${r.dir}/orig`).length,

@@ -5,18 +5,20 @@
  * @module
  */
 
-import { isFileFollow, isSymlink } from "../../_fs/inspect.ts";
+import { existsNoFollow, isFileFollow, isSymlink } from "../../_fs/inspect.ts";
 import { CtxkitError, UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
-import { runGit } from "../../git.ts";
+import { ownRepositoryEnv, runGitPaths } from "../../git.ts";
 import { joinText, text, verbatim } from "../../text.ts";
-import { logicalCwd } from "../../paths.ts";
+import { joinRoot, logicalCwd } from "../../paths.ts";
+import { sortUtf8 } from "../../sort.ts";
 import { autoRunDirName, nextSeq, pruneRuns } from "../runs.ts";
 import { DirtyTreeError, errorText, PathRefusedError, StageFailedError } from "../errors.ts";
 import { manifestEntries, restoreCommand, writeManifest } from "../manifest.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import { type GuardRoots, type Layer, layerRoot, resolveLogical } from "../roots.ts";
-import { gitPlace, localStamp } from "../stage/common.ts";
+import { gitFailure, gitPlace, localStamp } from "../stage/common.ts";
+import { absoluteRunDir } from "../run_dir.ts";
 import { stageSnapshot } from "../stage/snapshot.ts";
 
 /** Inputs of {@linkcode snapshot}. */
@@ -51,23 +53,46 @@ export interface SnapshotResult {
   pruned: string[];
 }
 
-/** Rels git tracks: `ls-files --error-unmatch` semantics, batched where no pathspec magic applies. */
-function trackedRels(root: string, rels: readonly string[]): Set<string> {
-  const tracked = new Set<string>();
-  const plain = [...new Set(rels)].filter((r) => !/[*?[\]\\:!]/.test(r));
-  if (plain.length > 0) {
-    const r = runGit(["-C", root, "ls-files", "-z", "--", ...plain], root);
-    if (r.status === 0) {
-      const listed = new Set(r.stdout.split("\0"));
-      for (const rel of plain) if (listed.has(rel)) tracked.add(rel);
-    }
+/**
+ * Which rels git tracks (`git ls-files --error-unmatch` semantics, exact match), asked literally
+ * (`*.md` is a file name) and in as many calls as the command line needs; a rel inside a submodule
+ * is tracked when the submodule tracks it, and then `gitlinks` maps it to the submodule's path
+ * (its state is asked of that path). A git call that fails is an error, never "untracked".
+ */
+function trackedRels(root: string, rels: readonly string[]): {
+  tracked: Set<string>;
+  gitlinks: Map<string, string>;
+} {
+  const env = ownRepositoryEnv();
+  const distinct = sortUtf8(new Set(rels));
+  const listed = (recurse: boolean, paths: readonly string[]) => {
+    const args = ["-C", root, "ls-files", "-z", ...(recurse ? ["--recurse-submodules"] : [])];
+    const r = runGitPaths(args, paths, root, env);
+    if (r.status !== 0) throw gitFailure(root, r.stderr);
+    return new Set(r.stdout.split("\0"));
+  };
+  const top = listed(false, distinct);
+  const tracked = new Set(distinct.filter((rel) => top.has(rel)));
+  const gitlinks = new Map<string, string>();
+  const rest = distinct.filter((rel) => !tracked.has(rel));
+  if (rest.length === 0) return { tracked, gitlinks };
+  const deep = listed(true, rest);
+  for (const rel of rest) {
+    if (!deep.has(rel)) continue;
+    tracked.add(rel);
+    gitlinks.set(rel, submoduleOf(root, rel) ?? rel);
   }
-  for (const rel of new Set(rels)) {
-    if (plain.includes(rel)) continue;
-    const r = runGit(["-C", root, "ls-files", "--error-unmatch", "--", rel], root);
-    if (r.status === 0) tracked.add(rel);
+  return { tracked, gitlinks };
+}
+
+/** The path of the submodule `rel` lies in: its nearest ancestor holding a `.git`. */
+function submoduleOf(root: string, rel: string): string | undefined {
+  const parts = rel.split("/");
+  for (let n = parts.length - 1; n > 0; n--) {
+    const dir = parts.slice(0, n).join("/");
+    if (existsNoFollow(joinRoot(root, `${dir}/.git`))) return dir;
   }
-  return tracked;
+  return undefined;
 }
 
 /**
@@ -93,13 +118,14 @@ function gitGate(
     return;
   }
   const place = gitPlace(root);
+  if (place.refusal !== undefined) throw gitFailure(root, place.refusal);
   if (!place.workTree) {
     reporter.out(
       text`SNAPSHOT-ONLY: ${root} is not a git repo - the manifest is the only recovery path`,
     );
     return place.repo;
   }
-  const trackedSet = trackedRels(root, rels);
+  const { tracked: trackedSet, gitlinks } = trackedRels(root, rels);
   const tracked = rels.filter((r) => trackedSet.has(r));
   const loose = rels.filter((r) => !trackedSet.has(r));
   if (loose.length > 0) {
@@ -110,7 +136,14 @@ function gitGate(
     );
   }
   if (tracked.length === 0) return true;
-  const status = runGit(["-C", root, "status", "--porcelain", "--", ...tracked], root);
+  // A submodule's file is asked of the submodule's own path (` M sub` when anything in it changed).
+  const asked = sortUtf8(new Set(tracked.map((r) => gitlinks.get(r) ?? r)));
+  const status = runGitPaths(
+    ["-C", root, "status", "--porcelain"],
+    asked,
+    root,
+    ownRepositoryEnv(),
+  );
   if (status.status === 0 && status.stdout === "") {
     reporter.out(text`GIT-COVERED: ${tracked.length} tracked target(s), clean`);
     return true;
@@ -226,17 +259,20 @@ export async function snapshot(
   const runDir = staged.runDir;
   faultPoint("snapshot.before-manifest");
   const entries = manifestEntries(runDir, staged.records);
+  // Recorded absolute, so restore_cmd runs from anywhere; printed as given (MANIFEST: line).
+  const recordedDir = absoluteRunDir(runDir);
   const manifest = writeManifest({
     timestamp: stamp,
     layer,
     root,
-    runDir,
-    restoreCmd: restoreCommand(options.scriptPath, layer, runDir),
+    rootPhysical: staged.root,
+    runDir: recordedDir,
+    restoreCmd: restoreCommand(options.scriptPath, layer, recordedDir),
     created: now,
     seq: nextSeq(roots.backups),
     ...(layer === "global" ? { projectRoot: roots.project } : {}),
     files: entries,
-  });
+  }, runDir);
   reporter.out(text`MANIFEST: ${manifest}`);
   const pruned = pruneRuns(roots.backups, runDir, layer, root, reporter, now.getTime());
   return { runDir, manifest, root, files: entries.map((e) => e.path), pruned };

@@ -4,6 +4,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
 import { readRuns, runGroups } from "../runs.ts";
+import { makeRunDir } from "../_test_utils.ts";
 import { resolveSpec } from "../selection.ts";
 import { snapshot } from "./snapshot.ts";
 import { restore } from "./restore.ts";
@@ -88,4 +89,56 @@ Deno.test("retention: five runs per root and layer, never one younger than a day
   const later = await snap(t0 + 2 * day);
   deepStrictEqual(later.pruned, [first[1].dir, first[0].dir]);
   strictEqual(readRuns(roots.backups).filter((r) => r.head?.root === other.project).length, 1);
+});
+
+Deno.test("retention: a --run-dir given with a trailing slash counts once, so exactly one old run goes", async () => {
+  // references/context-guard.md#retention: run dirs are compared by normalised path.
+  const { roots, file } = setup();
+  const day = 24 * 60 * 60 * 1000;
+  const t0 = new Date(2026, 9, 12, 14, 3, 7).getTime();
+  const old: string[] = [];
+  for (const i of [0, 1, 2, 3, 4]) {
+    const r = await snapshot({
+      roots,
+      files: [file],
+      scriptPath: "/x",
+      now: new Date(t0 + i * 1000),
+    });
+    old.push(r.runDir);
+  }
+  const rep = collectingReporter();
+  const runDir = `${roots.backups}/manual_context-slim/`;
+  await snapshot(
+    { roots, files: [file], scriptPath: "/x", runDir, now: new Date(t0 + 2 * day) },
+    rep,
+  );
+  deepStrictEqual(rep.lines.filter((l) => l.text.startsWith("PRUNED: ")).map((l) => l.text), [
+    `PRUNED: ${old[0]}`,
+  ]);
+  strictEqual(readRuns(roots.backups).length, 5);
+  // The manifest records the run dir normalised (absolute, no trailing slash).
+  const manifest = JSON.parse(readFileSync(`${runDir}manifest.json`, "utf8"));
+  strictEqual(manifest.run_dir, `${roots.backups}/manual_context-slim`);
+});
+
+Deno.test("order: one manifest with seq near 2^53 (or at the bound) cannot push later runs behind it", async () => {
+  // references/context-guard.md#order: seq is bounded (1..2^31-1) and validated on its own.
+  const MAX_SEQ = 2 ** 31 - 1;
+  for (const poison of [2 ** 53 - 1, 1e300, MAX_SEQ]) {
+    const { roots, file } = setup();
+    const bad = makeRunDir(roots.backups, "20990101-000000-project_context-slim", {
+      layer: "project",
+      root: roots.project,
+      created: "2026-01-01T00:00:00.000Z",
+      seq: poison,
+      files: [{ path: "CLAUDE.md" }],
+    });
+    const fresh = await snapshot({ roots, files: [file], scriptPath: "/x" });
+    const runs = readRuns(roots.backups);
+    deepStrictEqual(runs.map((r) => r.dir), [fresh.runDir, bad], String(poison));
+    // Both are complete runs: the poisoned one keeps its place among runs, never hides the new one.
+    deepStrictEqual(runs.map((r) => r.head !== undefined), [true, true]);
+    strictEqual(runs[0].head?.seq, poison === MAX_SEQ ? MAX_SEQ : 1);
+    strictEqual(resolveSpec(runs, roots, "last", "project"), fresh.runDir);
+  }
 });

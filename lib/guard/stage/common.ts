@@ -5,10 +5,10 @@
  * @module
  */
 
-import { runGit } from "../../git.ts";
+import { ownRepositoryEnv, runGit } from "../../git.ts";
 import { isDirectoryFollow } from "../../_fs/inspect.ts";
-import type { Text } from "../../text.ts";
-import { SnapshotMissingError } from "../errors.ts";
+import { type Text, text } from "../../text.ts";
+import { DirtyTreeError, SnapshotMissingError } from "../errors.ts";
 import { manifestLinkLookup } from "../manifest.ts";
 import {
   type LinkLookup,
@@ -26,15 +26,60 @@ export function localStamp(date: Date): string {
     `${p(date.getHours())}${p(date.getMinutes())}${p(date.getSeconds())}`;
 }
 
+/** Where git puts a directory ({@linkcode gitPlace}). */
+export interface GitPlace {
+  /** In a repository at all (`rev-parse --git-dir` answers). */
+  repo: boolean;
+  /** Inside that repository's work tree. */
+  workTree: boolean;
+  /**
+   * git ran and failed for another reason than "not a git repository" (a repository of another
+   * user that git refuses as of dubious ownership, a damaged one): git's first line. Such a
+   * directory is not known to be outside git.
+   */
+  refusal?: string;
+}
+
 /**
- * Where git puts `dir`, from one `rev-parse`: in a repository at all (`--git-dir` answers: what the
- * stage's ignore-file handling asks) and inside its work tree (what context-guard's gate asks);
- * neither when git is absent or fails.
+ * Where git puts `dir`, from one `rev-parse` about the repository `dir` itself is in (git's
+ * `GIT_DIR`/`GIT_WORK_TREE` ignored, `lib/git.ts` `ownRepositoryEnv`): in a repository at all
+ * (`--git-dir` answers: what the stage's ignore-file handling asks) and inside its work tree (what
+ * context-guard's gate asks); neither when git is absent or fails, and then why, when git said
+ * something else than "not a git repository".
  */
-export function gitPlace(dir: string): { repo: boolean; workTree: boolean } {
+export function gitPlace(dir: string): GitPlace {
   if (!isDirectoryFollow(dir)) return { repo: false, workTree: false };
-  const r = runGit(["-C", dir, "rev-parse", "--is-inside-work-tree", "--git-dir"], dir);
-  return { repo: r.status === 0, workTree: r.status === 0 && r.stdout.startsWith("true\n") };
+  const r = runGit(
+    ["-C", dir, "rev-parse", "--is-inside-work-tree", "--git-dir"],
+    dir,
+    ownRepositoryEnv(),
+  );
+  if (r.status === 0) return { repo: true, workTree: r.stdout.startsWith("true\n") };
+  const place: GitPlace = { repo: false, workTree: false };
+  if (r.status !== null && !r.stderr.includes("not a git repository")) {
+    place.refusal = firstGitLine(r.stderr);
+  }
+  return place;
+}
+
+/** git's first non-empty stderr line, for a one-line message. */
+export function firstGitLine(stderr: string): string {
+  return stderr.split("\n").find((l) => l.trim() !== "")?.trim() ?? "git failed";
+}
+
+/**
+ * A git question about the targets that failed (`references/context-guard.md#snapshot`): exit 3,
+ * nothing written, git's own first line named — never read as "untracked" or "clean".
+ */
+export function gitFailure(root: string, stderr: string): DirtyTreeError {
+  return new DirtyTreeError(
+    root,
+    [],
+    text`git cannot answer for ${root}: ${
+      firstGitLine(stderr)
+    } - refusing to rewrite in place unchecked.
+   Make git accept the repository (for another user's: git config --global --add safe.directory ${root}), or re-run with --allow-dirty.`,
+  );
 }
 
 /** True when git answers `rev-parse --git-dir` in `dir` (git absent = not a repository). */

@@ -23,7 +23,8 @@ import {
 } from "../../_fs/write.ts";
 import { UsageError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
-import { runGit } from "../../git.ts";
+import { ownRepositoryEnv, runGitPaths } from "../../git.ts";
+import { sortUtf8 } from "../../sort.ts";
 import { basename, dirname, joinRoot, logicalCwd, normalizeLexical } from "../../paths.ts";
 import { text, verbatim } from "../../text.ts";
 import { DirtyTreeError, PathRefusedError } from "../errors.ts";
@@ -42,7 +43,7 @@ import {
   replaceFile,
   snapshotCopyPath,
 } from "../run_dir.ts";
-import { isGitRepo, localStamp } from "./common.ts";
+import { gitFailure, isGitRepo, localStamp } from "./common.ts";
 
 /** Inputs of {@linkcode stageSnapshot}. */
 export interface StageSnapshotOptions {
@@ -207,12 +208,19 @@ function cleanTreeGate(root: string, inGit: boolean, targets: readonly ResolvedP
    Commit the targets under git, or re-run with --allow-dirty to accept the risk.`,
     );
   }
-  const status = runGit(
-    ["-C", root, "status", "--porcelain", "--", ...targets.map((t) => t.rel)],
+  // Literal paths, as many calls as the command line needs; a failed call is a refusal, never
+  // "clean". Untracked lines come after the others, as in one call's output.
+  const status = runGitPaths(
+    ["-C", root, "status", "--porcelain"],
+    sortUtf8(new Set(targets.map((t) => t.rel))),
     root,
+    ownRepositoryEnv(),
   );
-  if (status.status !== 0 || status.stdout === "") return;
-  const porcelain = status.stdout.replace(/\n$/, "").split("\n");
+  if (status.status !== 0) throw gitFailure(root, status.stderr);
+  if (status.stdout === "") return;
+  const all = status.stdout.replace(/\n$/, "").split("\n");
+  const loose = (line: string) => line.startsWith("?? ") || line.startsWith("!! ");
+  const porcelain = [...all.filter((l) => !loose(l)), ...all.filter(loose)];
   throw new DirtyTreeError(
     root,
     porcelain,
