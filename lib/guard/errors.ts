@@ -17,7 +17,8 @@
  */
 
 import { CtxkitError } from "../errors.ts";
-import { joinText, type Text, text } from "../text.ts";
+import { errorCode, isPermissionError, isSandboxRefusal, osReason } from "../_fs/errors.ts";
+import { joinText, type Text, text, verbatim } from "../text.ts";
 
 /** Why a path was refused. */
 export type PathRefusal = PathRefusedError["reason"];
@@ -217,4 +218,37 @@ export class StageFailedError extends CtxkitError {
   constructor(cause: CtxkitError) {
     super(cause.exitCode, text`snapshot failed (text-guard exit ${cause.exitCode})`, { cause });
   }
+}
+
+/**
+ * An operation on a path failed in the OS (ENOSPC, EACCES, ENOTDIR, ENAMETOOLONG, EPERM…): one
+ * line naming the operation and the path, exit 2 — never an internal error
+ * (`references/context-guard.md#exit-codes-and-streams`).
+ */
+export class FileSystemError extends CtxkitError {
+  /** The path concerned. */
+  readonly path: string;
+  /** What was being done: `read`, `write`, `replace`, `create directory`… */
+  readonly operation: string;
+  /** The OS error code (`ENOSPC`…), when there is one. */
+  readonly code?: string;
+  /** Create the error for the OS error `cause`. */
+  constructor(operation: string, path: string, cause: unknown) {
+    super(2, text`cannot ${verbatim(operation)} ${path}: ${osReason(cause)}`, { cause });
+    this.path = path;
+    this.operation = operation;
+    const code = errorCode(cause);
+    if (code !== undefined) this.code = code;
+  }
+}
+
+/**
+ * `e` as the guard reports it: a ctxkit failure or a missing Deno grant as it is, a path the
+ * sandbox refuses as such, any other error as a {@linkcode FileSystemError} of `operation` on
+ * `path`.
+ */
+export function asFileSystemError(e: unknown, operation: string, path: string): unknown {
+  if (e instanceof CtxkitError || isPermissionError(e)) return e;
+  if (isSandboxRefusal(e)) return sandboxRefused(path, operation);
+  return new FileSystemError(operation, path, e);
 }
