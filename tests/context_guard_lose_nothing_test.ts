@@ -6,7 +6,12 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { chmodSync, existsSync, mkdirSync, rmSync, writeFileSync } from "node:fs";
-import { makeSharedTempDir, runTool, runToolAsUser, skipWithoutUnprivilegedUser } from "./_helpers.ts";
+import {
+  makeSharedTempDir,
+  runTool,
+  runToolAsUser,
+  skipWithoutUnprivilegedUser,
+} from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
@@ -81,4 +86,28 @@ Deno.test("item 1: checkpoint never records an unreadable file as MISSING", () =
   assert.deepEqual(errLines(r), ["❌ cannot read CLAUDE.md: Permission denied"]);
   assert.equal(r.stdout, "");
   assert.ok(!existsSync(`${p.runDir}/draft/CLAUDE.md.sha256`));
+});
+
+Deno.test("item 8: verify checks each snapshot copy against its manifest hash first: a damaged copy never gives GATE: PASS", () => {
+  const p = exampleProject();
+  const snap = runTool("context-guard", ["snapshot", "CLAUDE.md", ".claude/rules/style.md"], {
+    cwd: p.proj,
+    env: p.env,
+  });
+  assert.equal(snap.code, 0, snap.stderr);
+  const runDir = runDirOf(snap.stdout);
+  // The copy of style.md loses a line (and every token on it); the current file still has them.
+  writeFileSync(`${runDir}/orig/.claude/rules/style.md`, "# Style\n");
+  const r = runTool("context-guard", ["verify", "CLAUDE.md", ".claude/rules/style.md"], {
+    cwd: p.proj,
+    env: p.env,
+  });
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.equal(r.stdout, "");
+  assert.deepEqual(errLines(r), [
+    "❌ SNAPSHOT CHECKSUM MISMATCH: .claude/rules/style.md",
+    `RUN: FAILED - snapshot incomplete or damaged; nothing verified, current bytes preserved (${runDir})`,
+  ]);
+  assert.equal(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);
+  assert.equal(read(`${p.proj}/.claude/rules/style.md`), STYLE_MD);
 });

@@ -205,7 +205,12 @@ function refusalLines(rels: readonly string[]): Text {
  * formatting rule both guard CLIs and the commands that relay a stage's failure use.
  */
 export function errorText(e: CtxkitError): Text {
-  if (e instanceof RestoreRefusedError || e instanceof ScanRejectedError) return e.text;
+  if (
+    e instanceof RestoreRefusedError || e instanceof ScanRejectedError ||
+    e instanceof SnapshotDamagedError
+  ) {
+    return e.text;
+  }
   return text`❌ ${e.text}`;
 }
 
@@ -251,4 +256,27 @@ export function asFileSystemError(e: unknown, operation: string, path: string): 
   if (e instanceof CtxkitError || isPermissionError(e)) return e;
   if (isSandboxRefusal(e)) return sandboxRefused(path, operation);
   return new FileSystemError(operation, path, e);
+}
+
+/**
+ * Snapshot copies that do not match the hashes their manifest recorded (exit 1): nothing may be
+ * gated against them, nor restored from them. Printed as one `❌ SNAPSHOT CHECKSUM MISMATCH:`
+ * line each.
+ */
+export class SnapshotDamagedError extends CtxkitError {
+  /** The run dir. */
+  readonly runDir: string;
+  /** The root-relative paths of the damaged copies, in order. */
+  readonly rels: readonly string[];
+  /** Create the error. */
+  constructor(runDir: string, rels: readonly string[]) {
+    super(1, joinText(rels.map(checksumMismatchLine), "\n"));
+    this.runDir = runDir;
+    this.rels = rels;
+  }
+}
+
+/** The `❌ SNAPSHOT CHECKSUM MISMATCH: <rel>` line of one damaged copy. */
+export function checksumMismatchLine(rel: string): Text {
+  return text`❌ SNAPSHOT CHECKSUM MISMATCH: ${rel}`;
 }

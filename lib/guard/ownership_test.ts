@@ -48,9 +48,11 @@ Deno.test("restoreVerdict: a file that cannot be read is unknown, and a MISSING 
   const open = deno.openSync;
   deno.openSync = (path, options) => {
     // Another user's file, mode 000 (tests run as root, which reads everything).
-    if (path === f.abs) throw Object.assign(new Error("Permission denied (os error 13)"), {
-      code: "EACCES",
-    });
+    if (path === f.abs) {
+      throw Object.assign(new Error("Permission denied (os error 13)"), {
+        code: "EACCES",
+      });
+    }
     return open(path, options);
   };
   try {
