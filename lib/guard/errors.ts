@@ -55,6 +55,7 @@ export class PathRefusedError extends CtxkitError {
     | "vanished"
     | "too-large"
     | "unwritable"
+    | "replaced"
     | "sandbox";
   /** Create the error. */
   constructor(path: string, reason: PathRefusedError["reason"], message: Text) {
