@@ -166,7 +166,7 @@ export async function contextGuardMain(
         alphabet: p.alphabet,
         files,
       }, reporter);
-      return result.passed ? 0 : 1;
+      return result.passed ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
     }
     case "verify-deleted": {
       const { verifyDeleted } = await import("./commands/verify_deleted.ts");
@@ -180,19 +180,18 @@ export async function contextGuardMain(
         survivors: p.values.get("survivor") ?? [],
         targets: files,
       }, reporter);
-      return result.outcome === "merged" ? 0 : 1;
+      return result.outcome === "merged" ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
     }
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter)).ok
-        ? 0
-        : 1;
+      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter))
+        .exitCode;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");
       const runDirs = p.events.flatMap((e) => (e.kind === "layer" ? [] : [e.value]));
-      return (await rollback({ roots, runDirs }, reporter)).ok ? 0 : 1;
+      return (await rollback({ roots, runDirs }, reporter)).exitCode;
     }
     default: {
       const { stateExists, statePath, writeState } = await import("./commands/state.ts");

@@ -206,6 +206,7 @@ function refusalLines(rels: readonly string[]): Text {
  * formatting rule both guard CLIs and the commands that relay a stage's failure use.
  */
 export function errorText(e: CtxkitError): Text {
+  if (e instanceof RestoreStoppedError) return errorText(e.reason);
   if (
     e instanceof RestoreRefusedError || e instanceof ScanRejectedError ||
     e instanceof SnapshotDamagedError
@@ -280,4 +281,28 @@ export class SnapshotDamagedError extends CtxkitError {
 /** The `❌ SNAPSHOT CHECKSUM MISMATCH: <rel>` line of one damaged copy. */
 export function checksumMismatchLine(rel: string): Text {
   return text`❌ SNAPSHOT CHECKSUM MISMATCH: ${rel}`;
+}
+
+/**
+ * A restore stopped part way (exit: its cause's): a fresh ownership check or a rename failed after
+ * `restored` had been put in place. Nothing after `rel` was touched; the caller's summary names
+ * what changed (`references/context-guard.md#restoring-a-run-dir`).
+ */
+export class RestoreStoppedError extends CtxkitError {
+  /** What stopped it: a refusal, a refused destination or an OS error. */
+  readonly reason: CtxkitError;
+  /** The file it stopped at. */
+  readonly rel: string;
+  /** The files restored before it, in order (each printed `RESTORED:`). */
+  readonly restored: readonly string[];
+  /** How many files the restore had to put back. */
+  readonly total: number;
+  /** Create the error. */
+  constructor(reason: CtxkitError, rel: string, restored: readonly string[], total: number) {
+    super(reason.exitCode, reason.text, { cause: reason });
+    this.reason = reason;
+    this.rel = rel;
+    this.restored = [...restored];
+    this.total = total;
+  }
 }

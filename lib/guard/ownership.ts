@@ -231,9 +231,10 @@ export function prepareRestore(
   abs: string,
   syncDirectory = true,
   recordedMode?: number,
+  beforeRename?: () => void,
 ): PendingWrite {
   const { content, options } = restoreWrite(runDir, rel, abs, syncDirectory, recordedMode);
-  return prepareReplace(abs, content, options);
+  return prepareReplace(abs, content, { ...options, beforeRename });
 }
 
 /** What restoring `rel` writes to `abs`: the snapshot copy's bytes, and the mode to give them. */

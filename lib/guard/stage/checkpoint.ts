@@ -59,6 +59,7 @@ export async function checkpoint(
       options.rootName,
       links,
       physicalDirs,
+      true, // a deleted file's directory may be gone too: its deletion is still recorded
     );
     if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) {
       throw new PathRefusedError(f, "not-regular-draft", text`not a regular draft: ${f}`);

@@ -114,14 +114,17 @@ function refuseLinkedRunDir(dir: string, base: string | undefined): void {
   }
 }
 
-/** Create `dir` exclusively (0700); false when something already exists there. */
+/**
+ * Create `dir` exclusively (0700); false when something already exists there. An OS error is one
+ * line naming the run dir (`❌ cannot create directory <dir>: <reason>`, exit 2).
+ */
 function createRunDir(dir: string, base: string | undefined): boolean {
-  makeRunDirs(dirname(dir), base);
   try {
+    makeRunDirs(dirname(dir), base);
     Deno.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
     if (errorCode(e) === "EEXIST") return false;
-    throw e;
+    throw asFileSystemError(e, "create directory", dir);
   }
   return true;
 }
