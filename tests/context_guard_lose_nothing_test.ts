@@ -338,3 +338,63 @@ Deno.test("setuid, setgid and sticky bits are dropped when restore rewrites a fi
   assert.equal(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);
   assert.equal(Deno.statSync(`${p.proj}/CLAUDE.md`).mode! & 0o7777, 0o755);
 });
+
+/** Five owned drafts in a fresh project (no git), checkpointed; returns the project and run dir. */
+function fiveDrafts() {
+  const p = exampleProject({ git: false });
+  const rels = ["a.md", "b.md", "c.md", "d.md", "e.md"];
+  writeTree(p.proj, Object.fromEntries(rels.map((r) => [r, `# ${r} original\n`])));
+  const snap = runTool("context-guard", ["snapshot", ...rels], { cwd: p.proj, env: p.env });
+  assert.equal(snap.code, 0, snap.stderr);
+  const runDir = runDirOf(snap.stdout);
+  for (const r of rels) writeFileSync(`${p.proj}/${r}`, `# ${r} draft\n`);
+  const cp = runTool("text-guard", ["checkpoint", "--run-dir", runDir, ...rels], {
+    cwd: p.proj,
+    env: p.env,
+  });
+  assert.equal(cp.code, 0, cp.stderr);
+  return { p, rels, runDir };
+}
+
+/** `chattr +i` on `path`, or why it cannot be done here. */
+function makeImmutable(path: string): string | undefined {
+  const r = spawnSync("chattr", ["+i", path]);
+  return r.status === 0 ? undefined : `chattr +i failed (${String(r.stderr).trim() || r.error})`;
+}
+
+Deno.test("item 11: a rename failing mid-restore (immutable file) stops there; the summary names exactly what changed", () => {
+  const { p, rels, runDir } = fiveDrafts();
+  const why = makeImmutable(`${p.proj}/c.md`);
+  if (why !== undefined) {
+    console.log(`SKIP: ${why}`);
+    return;
+  }
+  try {
+    for (const [command, label] of [["restore", "RESTORE"], ["rollback", "ROLLBACK"]]) {
+      const r = runTool("context-guard", [command, "--run-dir", runDir], {
+        cwd: p.proj,
+        env: p.env,
+      });
+      assert.equal(r.code, 2, r.stdout + r.stderr);
+      assert.deepEqual(errLines(r), [
+        `❌ cannot replace ${p.proj}/c.md: Operation not permitted`,
+        `${label}_VERIFIED: FAILED - restoration stopped at c.md; 2 of 5 file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`,
+      ]);
+      const restored = outLines(r).filter((l) => l.startsWith("RESTORED: "));
+      assert.deepEqual(restored, ["RESTORED: a.md", "RESTORED: b.md"]);
+      for (const rel of rels) {
+        const want = rel === "a.md" || rel === "b.md" ? "original" : "draft";
+        assert.equal(read(`${p.proj}/${rel}`), `# ${rel} ${want}\n`, rel);
+      }
+      assert.deepEqual(readdirSync(p.proj).sort(), [".claude", "CLAUDE.md", ...rels]);
+    }
+  } finally {
+    spawnSync("chattr", ["-i", `${p.proj}/c.md`]);
+  }
+  const again = runTool("context-guard", ["restore", "--run-dir", runDir], {
+    cwd: p.proj,
+    env: p.env,
+  });
+  assert.equal(again.code, 0, again.stderr);
+  for (const rel of rels) assert.equal(read(`${p.proj}/${rel}`), `# ${rel} original\n`);
+});
