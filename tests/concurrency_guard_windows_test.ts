@@ -104,3 +104,102 @@ Deno.test("item 3: a link swapped in mid-snapshot never puts an outside file int
   }
   assert.ok(hit, "the link never landed between the pre-flight and the last copy in 4 rounds");
 });
+
+/** `n` files in two directories of a fresh project, snapshotted, rewritten and checkpointed. */
+function ownedDrafts(n: number) {
+  const base = makeTempDir("ctxkit-window-");
+  const home = `${base}/home`;
+  const proj = `${home}/proj`;
+  // In manifest (code point) order.
+  const rels = Array.from(
+    { length: n },
+    (_, i) => `d${i < n / 2 ? 0 : 1}/f${String(i).padStart(4, "0")}.md`,
+  );
+  writeTree(proj, Object.fromEntries(rels.map((r) => [r, `# ${r} original\n`])));
+  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
+  const snap = runTool("context-guard", ["snapshot", ...rels], { cwd: proj, env });
+  assert.equal(snap.code, 0, snap.stderr);
+  const runDir = runDirOf(snap.stdout);
+  for (const r of rels) writeFileSync(`${proj}/${r}`, `# ${r} draft\n`);
+  const cp = runTool("text-guard", ["checkpoint", "--run-dir", runDir, ...rels], {
+    cwd: proj,
+    env,
+  });
+  assert.equal(cp.code, 0, cp.stderr);
+  return { base, proj, env, rels, runDir };
+}
+
+/**
+ * The editor: once the restore has put the first file back (so every check of the batch is done),
+ * it saves the last files, last first — in place or by rename — and logs each save once it is on
+ * disk. A save it logged is one the user made: no restore may replace it afterwards.
+ */
+const EDITOR = `
+const [proj, first, original, log, ready, ...rels] = Deno.args;
+Deno.writeTextFileSync(ready, "ready");
+for (;;) {
+  try { if (Deno.readTextFileSync(proj + "/" + first) === original) break; } catch { /* mid-rename */ }
+}
+let i = 0;
+for (const rel of rels) {
+  const text = "# " + rel + " saved by the user\\n";
+  if (i++ % 2 === 0) Deno.writeTextFileSync(proj + "/" + rel, text);
+  else {
+    Deno.writeTextFileSync(proj + "/" + rel + ".swp", text);
+    Deno.renameSync(proj + "/" + rel + ".swp", proj + "/" + rel);
+  }
+  Deno.writeTextFileSync(log, rel + "\\n", { append: true });
+}
+`;
+
+Deno.test("item 2: a save made while a 2,500-file restore runs is never replaced; the summary is true", async () => {
+  const { base, proj, env, rels, runDir } = ownedDrafts(2500);
+  const log = `${base}/saved.log`;
+  const ready = `${base}/ready`;
+  const saved = rels.slice(-300).reverse();
+  const editor = spawnScript(base, EDITOR, [
+    proj,
+    rels[0],
+    `# ${rels[0]} original\n`,
+    log,
+    ready,
+    ...saved,
+  ]);
+  await until(() => existsSync(ready), "it was ready", editor);
+  const r = await runToolAsync("context-guard", ["restore", "--run-dir", runDir], {
+    cwd: proj,
+    env,
+  });
+  await editor.status;
+  const logged = readFileSync(log, "utf8").split("\n").filter((l) => l !== "");
+  assert.equal(logged.length, saved.length);
+  for (const rel of logged) {
+    assert.equal(readFileSync(`${proj}/${rel}`, "utf8"), `# ${rel} saved by the user\n`, rel);
+  }
+  const restored = lines(r.stdout).filter((l) => l.startsWith("RESTORED: ")).map((l) =>
+    l.slice("RESTORED: ".length)
+  );
+  console.log(`restore exit ${r.code}, ${restored.length} of ${rels.length} restored`);
+  if (r.code === 0) {
+    // Every save came after the last rename: nothing to stop, and nothing was replaced either.
+    assert.equal(restored.length, rels.length);
+    return;
+  }
+  assert.equal(r.code, 1, r.stderr);
+  const stoppedAt = rels[restored.length];
+  assert.deepEqual(restored, rels.slice(0, restored.length));
+  assert.deepEqual(errLines(r), [
+    `RESTORE_REFUSED: ${stoppedAt} (current bytes lack matching draft ownership)`,
+    `RESTORE_VERIFIED: FAILED - restoration stopped at ${stoppedAt}; ${restored.length} of ${rels.length} file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`,
+  ]);
+  for (const rel of restored) {
+    assert.equal(readFileSync(`${proj}/${rel}`, "utf8"), `# ${rel} original\n`, rel);
+  }
+  for (const rel of rels.slice(restored.length)) {
+    const now = readFileSync(`${proj}/${rel}`, "utf8");
+    assert.ok(
+      now === `# ${rel} draft\n` || now === `# ${rel} saved by the user\n`,
+      `${rel} after the stop: ${now}`,
+    );
+  }
+});
