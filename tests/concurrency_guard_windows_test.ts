@@ -203,3 +203,50 @@ Deno.test("item 2: a save made while a 2,500-file restore runs is never replaced
     );
   }
 });
+
+/** Once the first file is back, the last target is moved aside and a directory made in its place. */
+const DIR_MAKER = `
+const [proj, first, original, ready, last] = Deno.args;
+Deno.writeTextFileSync(ready, "ready");
+for (;;) {
+  try { if (Deno.readTextFileSync(proj + "/" + first) === original) break; } catch { /* mid-rename */ }
+}
+Deno.renameSync(proj + "/" + last, proj + "/" + last + ".aside");
+Deno.mkdirSync(proj + "/" + last);
+`;
+
+Deno.test("item 11: a target turned into a directory mid-restore by another process: the restore stops there and says what it changed", async () => {
+  const { base, proj, env, rels, runDir } = ownedDrafts(1000);
+  const ready = `${base}/ready`;
+  const last = rels.at(-1)!;
+  const maker = spawnScript(base, DIR_MAKER, [
+    proj,
+    rels[0],
+    `# ${rels[0]} original\n`,
+    ready,
+    last,
+  ]);
+  await until(() => existsSync(ready), "it was ready", maker);
+  const r = await runToolAsync("context-guard", ["rollback", "--run-dir", runDir], {
+    cwd: proj,
+    env,
+  });
+  assert.equal((await maker.status).code, 0);
+  const restored = lines(r.stdout).filter((l) => l.startsWith("RESTORED: "));
+  // Whenever the directory appeared, every line is true: the files named RESTORED are back, the
+  // directory and the moved-aside draft are untouched.
+  assert.ok(Deno.lstatSync(`${proj}/${last}`).isDirectory);
+  assert.equal(readFileSync(`${proj}/${last}.aside`, "utf8"), `# ${last} draft\n`);
+  assert.equal(r.code, 1, r.stdout + r.stderr);
+  assert.deepEqual(restored, rels.slice(0, -1).map((rel) => `RESTORED: ${rel}`));
+  for (const rel of rels.slice(0, -1)) {
+    assert.equal(readFileSync(`${proj}/${rel}`, "utf8"), `# ${rel} original\n`, rel);
+  }
+  assert.deepEqual(errLines(r), [
+    `RESTORE_REFUSED: ${last} (current bytes lack matching draft ownership)`,
+    `ROLLBACK_VERIFIED: FAILED - restoration stopped at ${last}; ${
+      rels.length - 1
+    } of ${rels.length} file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`,
+  ]);
+  assert.equal(lines(r.stdout).at(-1), "ROLLBACK_RESULT: 1 layer(s), FAILED");
+});
