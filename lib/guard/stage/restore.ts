@@ -7,6 +7,7 @@
  */
 
 import { LinkedComponentError, makeDirsBelow, removeMadeDirs } from "../../_fs/dirs.ts";
+import { isDirectoryFollow } from "../../_fs/inspect.ts";
 import { fsyncDirectories, type PendingWrite, syncPendingWrites } from "../../_fs/write.ts";
 import { CtxkitError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
@@ -80,6 +81,7 @@ export async function stageRestore(
   if (refused.length > 0) throw new RestoreRefusedError(refused.map((t) => t.rel));
   const pending: Array<PendingWrite | undefined> = [];
   const made: string[] = [];
+  const ensured = new Set<string>();
   const dirs = new Set<string>();
   try {
     targets.forEach((t, i) => {
@@ -88,9 +90,17 @@ export async function stageRestore(
         pending.push(undefined);
         return;
       }
-      for (const dir of makeParents(root, t)) {
-        made.push(dir);
-        dirs.add(dirname(dir));
+      // Once per directory, and only when it is gone: most batches name a few directories that
+      // all exist.
+      const parent = dirname(t.abs);
+      if (!ensured.has(parent)) {
+        ensured.add(parent);
+        if (!isDirectoryFollow(parent)) {
+          for (const dir of makeParents(root, t)) {
+            made.push(dir);
+            dirs.add(dirname(dir));
+          }
+        }
       }
       // The check-to-rename window is per file: right before its rename, the file is judged
       // again (references/context-guard.md#concurrency).
