@@ -398,3 +398,17 @@ Deno.test("item 11: a rename failing mid-restore (immutable file) stops there; t
   assert.equal(again.code, 0, again.stderr);
   for (const rel of rels) assert.equal(read(`${p.proj}/${rel}`), `# ${rel} original\n`);
 });
+
+Deno.test("item 12: a target verify cannot read is one line naming it, exit 2, nothing gated", () => {
+  if (skipWithoutUnprivilegedUser()) return;
+  const p = sharedProject({ "CLAUDE.md": CLAUDE_MD });
+  shareWith(p.home, p.proj);
+  chmodSync(`${p.proj}/CLAUDE.md`, 0o600); // another user's file now
+  const r = runToolAsUser("context-guard", ["verify", "--run-dir", p.runDir, "CLAUDE.md"], {
+    cwd: p.proj,
+    env: p.env,
+  });
+  assert.equal(r.code, 2, r.stdout + r.stderr);
+  assert.deepEqual(errLines(r), ["❌ cannot read CLAUDE.md: Permission denied"]);
+  assert.equal(r.stdout, "");
+});

@@ -11,6 +11,7 @@ import { existsFollow } from "../_fs/inspect.ts";
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
 import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter } from "./report.ts";
 import { guardRoots } from "./roots.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
@@ -115,6 +116,17 @@ export function splitSelector(
  * ```
  */
 export async function contextGuardMain(
+  args: readonly string[],
+  env: ContextGuardEnvironment,
+): Promise<number> {
+  try {
+    return await contextGuard(args, env);
+  } catch (e) {
+    throw osErrorAsFailure(e); // never an internal error for a full disk or a denied path
+  }
+}
+
+async function contextGuard(
   args: readonly string[],
   env: ContextGuardEnvironment,
 ): Promise<number> {

@@ -306,3 +306,15 @@ export class RestoreStoppedError extends CtxkitError {
     this.total = total;
   }
 }
+
+/**
+ * The last net under the guard's commands: an OS error that reached the command line unnamed
+ * (Deno's `… (os error N): <op> '<path>'`) becomes a {@linkcode FileSystemError} naming that
+ * operation and path (exit 2) instead of an internal error; anything else is returned as it is.
+ */
+export function osErrorAsFailure(e: unknown): unknown {
+  if (e instanceof CtxkitError || errorCode(e) === undefined || isPermissionError(e)) return e;
+  if (isSandboxRefusal(e)) return e;
+  const m = /\(os error \d+\): ([a-z_]+) '([^']*)'/.exec(e instanceof Error ? e.message : "");
+  return m === null ? e : new FileSystemError(m[1], m[2], e);
+}

@@ -8,7 +8,12 @@
 import { isFileFollow } from "../../_fs/inspect.ts";
 import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
 import { type Text, text } from "../../text.ts";
-import { PathRefusedError, refusalLine, SnapshotDamagedError } from "../errors.ts";
+import {
+  asFileSystemError,
+  PathRefusedError,
+  refusalLine,
+  SnapshotDamagedError,
+} from "../errors.ts";
 import { sha256Hex } from "../../_fs/sha256.ts";
 import { mayRestore, restoreFile } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
@@ -87,7 +92,7 @@ export function readForGate(path: string, shown: string): Uint8Array {
         } bytes; the limit is ${GATE_MAX_BYTES})`,
       );
     }
-    throw e;
+    throw e instanceof ReadRefusedError ? e : asFileSystemError(e, "read", shown);
   }
 }
 
