@@ -226,7 +226,16 @@ Deno.test("verify-deleted: refusals exit 2 in order, nothing written", () => {
       ["--run-dir", `${ex.base}/nowhere`, "--survivor", "CLAUDE.md", OLD],
       `❌ no snapshot dir: ${ex.base}/nowhere/orig`,
     ],
-    [["--run-dir", rd, "--survivor", "CLAUDE.md", "nodir/x.md"], "❌ cannot resolve nodir/x.md"],
+    // A deleted file's directory may be gone with it (issue 22 item 16): no longer unresolvable,
+    // the file is looked up in the run; a directory part that is a file still is.
+    [
+      ["--run-dir", rd, "--survivor", "CLAUDE.md", "nodir/x.md"],
+      `❌ no snapshot for nodir/x.md in ${rd} - snapshot before deleting`,
+    ],
+    [
+      ["--run-dir", rd, "--survivor", "CLAUDE.md", "CLAUDE.md/x.md"],
+      "❌ cannot resolve CLAUDE.md/x.md",
+    ],
     [
       ["--run-dir", rd, "--survivor", "CLAUDE.md", `${ex.base}/x.md`],
       `❌ ${ex.base}/x.md is outside the snapshot root ${ex.proj}`,

@@ -720,7 +720,14 @@ Deno.test("restore integrity: checksum mismatch and missing copy → exit 1; bad
     2,
     `❌ ${p.base}/out.md is outside the snapshot root ${p.proj}`,
   );
-  dies(cg(p, ["restore", "--run-dir", rd, "no/dir.md"]), 2, "❌ cannot resolve no/dir.md");
+  // A directory that is gone is no reason to refuse (a deleted skill directory comes back, issue
+  // 22 item 16): the file must be in the manifest; a directory part that is a file stays unresolved.
+  dies(cg(p, ["restore", "--run-dir", rd, "no/dir.md"]), 2, "❌ not in the manifest: no/dir.md");
+  dies(
+    cg(p, ["restore", "--run-dir", rd, "CLAUDE.md/x.md"]),
+    2,
+    "❌ cannot resolve CLAUDE.md/x.md",
+  );
   // The damaged copy repaired: the named file alone restores.
   writeFileSync(`${rd}/orig/CLAUDE.md`, CLAUDE_MD);
   r = cg(p, ["restore", "--run-dir", rd, "CLAUDE.md"]);

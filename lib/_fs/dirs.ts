@@ -94,3 +94,45 @@ export function listRegularFiles(dir: string): string[] {
   walk(dir, "");
   return sortUtf8(out);
 }
+
+/**
+ * Create the missing directories of `path` below `base` one at a time with `mode` (default `0777`,
+ * minus the umask: ordinary project directories, not owner-only ones), never through a link: every
+ * component strictly below `base`, found or made, must be a real directory
+ * ({@linkcode LinkedComponentError} for a link; an `ENOTDIR` error for anything else). `base` must
+ * exist. Returns the directories made, outermost first (a failed batch removes them again).
+ */
+export function makeDirsBelow(base: string, path: string, mode = 0o777): string[] {
+  const prefix = base === "/" ? "/" : `${base}/`;
+  if (!path.startsWith(prefix)) return [];
+  const made: string[] = [];
+  let at = base === "/" ? "" : base;
+  for (const part of path.slice(prefix.length).split("/")) {
+    if (part === "" || part === ".") continue;
+    at = `${at}/${part}`;
+    let st = lstatOrUndefined(at);
+    if (st === undefined) {
+      try {
+        Deno.mkdirSync(at, { mode });
+        made.push(at);
+      } catch (e) {
+        if (errorCode(e) !== "EEXIST") throw e;
+      }
+      st = lstatOrUndefined(at); // what is there now, whoever made it
+    }
+    if (st?.isSymlink) throw new LinkedComponentError(at);
+    if (st !== undefined && !st.isDirectory) {
+      throw Object.assign(new Error(`Not a directory: ${at}`), { code: "ENOTDIR" });
+    }
+  }
+  return made;
+}
+
+/** Remove the directories {@linkcode makeDirsBelow} made, innermost first, where still empty. */
+export function removeMadeDirs(made: readonly string[]): void {
+  for (const dir of [...made].reverse()) {
+    try {
+      Deno.removeSync(dir);
+    } catch { /* no longer empty, or gone: leave it */ }
+  }
+}

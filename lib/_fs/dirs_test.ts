@@ -1,6 +1,12 @@
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { LinkedComponentError, listRegularFiles, makePrivateDirs } from "./dirs.ts";
+import {
+  LinkedComponentError,
+  listRegularFiles,
+  makeDirsBelow,
+  makePrivateDirs,
+  removeMadeDirs,
+} from "./dirs.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 Deno.test("makePrivateDirs: 0700 directories; links above the trusted base are followed, below refused", () => {
@@ -64,4 +70,29 @@ Deno.test("makePrivateDirs: a link planted between its lstat and its mkdir is re
     deno.mkdirSync = mkdir;
   }
   assert.deepEqual([...Deno.readDirSync(`${base}/elsewhere`)], []);
+});
+
+Deno.test("makeDirsBelow: ordinary directories below the base, one at a time; a link below the base is refused", () => {
+  const base = makeTempDir("ctxkit-dirs-");
+  mkdirSync(`${base}/root`);
+  const made = makeDirsBelow(`${base}/root`, `${base}/root/a/b/c`);
+  assert.deepEqual(made, [`${base}/root/a`, `${base}/root/a/b`, `${base}/root/a/b/c`]);
+  const probe = `${base}/probe`;
+  mkdirSync(probe);
+  assert.equal(
+    Deno.statSync(`${base}/root/a/b`).mode! & 0o7777,
+    Deno.statSync(probe).mode! & 0o7777,
+  );
+  mkdirSync(`${base}/elsewhere`);
+  symlinkSync(`${base}/elsewhere`, `${base}/root/a/link`);
+  assert.throws(
+    () => makeDirsBelow(`${base}/root`, `${base}/root/a/link/x`),
+    (e: unknown) => e instanceof LinkedComponentError && e.path === `${base}/root/a/link`,
+  );
+  assert.deepEqual([...Deno.readDirSync(`${base}/elsewhere`)], []);
+  writeFileSync(`${base}/root/file`, "");
+  assert.throws(() => makeDirsBelow(`${base}/root`, `${base}/root/file/x`), /Not a directory/);
+  removeMadeDirs(made);
+  // The empty ones go, innermost first; a/ holds the link now and stays.
+  assert.deepEqual([...Deno.readDirSync(`${base}/root/a`)].map((e) => e.name), ["link"]);
 });

@@ -147,6 +147,18 @@ export function hashFile(
   path: string,
   options: Omit<OpenRegularOptions, "maxBytes"> = {},
 ): { sha256: string; size: number } {
+  const { sha256, size } = hashRegular(path, options);
+  return { sha256, size };
+}
+
+/**
+ * {@linkcode hashFile}, also returning the stat of the file actually hashed (taken on its
+ * descriptor before reading): what a later check compares the path against.
+ */
+export function hashRegular(
+  path: string,
+  options: Omit<OpenRegularOptions, "maxBytes"> = {},
+): { sha256: string; size: number; info: Deno.FileInfo } {
   const { file, info } = openRegular(path, options);
   try {
     const hash = new Sha256();
@@ -156,7 +168,7 @@ export function hashFile(
       size += chunk.length;
       return false;
     });
-    return { sha256: hash.hex(), size };
+    return { sha256: hash.hex(), size, info };
   } finally {
     file.close();
   }

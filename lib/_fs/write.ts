@@ -9,7 +9,7 @@
 
 import { errorCode } from "./errors.ts";
 import { processGone } from "./inspect.ts";
-import { CHUNK_BYTES, openRegular, streamFile } from "./read.ts";
+import { CHUNK_BYTES, openRegular, ReadRefusedError, streamFile } from "./read.ts";
 import { Sha256 } from "./sha256.ts";
 import { faultPoint } from "../faults.ts";
 import { randomHex } from "../random.ts";
@@ -22,8 +22,15 @@ export interface Written {
   sha256: string;
 }
 
-/** Content to write: text (UTF-8), bytes, or the bytes of an existing file, copied in chunks. */
-export type Content = string | Uint8Array | { readonly copyFrom: string };
+/**
+ * Content to write: text (UTF-8), bytes, or the bytes of an existing regular file, copied in
+ * chunks from one descriptor opened without following a link at `copyFrom` — with `sameAs`, only
+ * when the file opened is that one (same device and inode), else `ReadRefusedError` `changed`.
+ */
+export type Content =
+  | string
+  | Uint8Array
+  | { readonly copyFrom: string; readonly sameAs?: Pick<Deno.FileInfo, "dev" | "ino"> };
 
 /** Write all of `bytes` to `file` (short writes continue where they stopped). */
 export function writeAll(file: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -43,8 +50,14 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
     writeAll(file, content);
     return { size: content.length, sha256: hash.update(content).hex() };
   }
-  const { file: src, info } = openRegular(content.copyFrom);
+  // Never through a link: the copy is of the file that was checked, not of whatever the path
+  // names by now (references/context-guard.md#text-guard-snapshot).
+  const { file: src, info } = openRegular(content.copyFrom, { follow: false });
   try {
+    const want = content.sameAs;
+    if (want !== undefined && (info.dev !== want.dev || info.ino !== want.ino)) {
+      throw new ReadRefusedError(content.copyFrom, "changed");
+    }
     let size = 0;
     streamFile(src, info.size, CHUNK_BYTES, (chunk) => {
       writeAll(file, chunk);

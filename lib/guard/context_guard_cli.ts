@@ -11,6 +11,7 @@ import { existsFollow } from "../_fs/inspect.ts";
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
 import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter } from "./report.ts";
 import { guardRoots } from "./roots.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
@@ -118,6 +119,17 @@ export async function contextGuardMain(
   args: readonly string[],
   env: ContextGuardEnvironment,
 ): Promise<number> {
+  try {
+    return await contextGuard(args, env);
+  } catch (e) {
+    throw osErrorAsFailure(e); // never an internal error for a full disk or a denied path
+  }
+}
+
+async function contextGuard(
+  args: readonly string[],
+  env: ContextGuardEnvironment,
+): Promise<number> {
   if (args.length === 0) {
     writeOut(CONTEXT_GUARD_HELP);
     return 2;
@@ -166,7 +178,7 @@ export async function contextGuardMain(
         alphabet: p.alphabet,
         files,
       }, reporter);
-      return result.passed ? 0 : 1;
+      return result.passed ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
     }
     case "verify-deleted": {
       const { verifyDeleted } = await import("./commands/verify_deleted.ts");
@@ -180,19 +192,18 @@ export async function contextGuardMain(
         survivors: p.values.get("survivor") ?? [],
         targets: files,
       }, reporter);
-      return result.outcome === "merged" ? 0 : 1;
+      return result.outcome === "merged" ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
     }
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter)).ok
-        ? 0
-        : 1;
+      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter))
+        .exitCode;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");
       const runDirs = p.events.flatMap((e) => (e.kind === "layer" ? [] : [e.value]));
-      return (await rollback({ roots, runDirs }, reporter)).ok ? 0 : 1;
+      return (await rollback({ roots, runDirs }, reporter)).exitCode;
     }
     default: {
       const { stateExists, statePath, writeState } = await import("./commands/state.ts");

@@ -17,7 +17,8 @@
  */
 
 import { CtxkitError } from "../errors.ts";
-import { joinText, type Text, text } from "../text.ts";
+import { errorCode, isPermissionError, isSandboxRefusal, osReason } from "../_fs/errors.ts";
+import { joinText, type Text, text, verbatim } from "../text.ts";
 
 /** Why a path was refused. */
 export type PathRefusal = PathRefusedError["reason"];
@@ -54,6 +55,7 @@ export class PathRefusedError extends CtxkitError {
     | "vanished"
     | "too-large"
     | "unwritable"
+    | "replaced"
     | "sandbox";
   /** Create the error. */
   constructor(path: string, reason: PathRefusedError["reason"], message: Text) {
@@ -205,7 +207,13 @@ function refusalLines(rels: readonly string[]): Text {
  * formatting rule both guard CLIs and the commands that relay a stage's failure use.
  */
 export function errorText(e: CtxkitError): Text {
-  if (e instanceof RestoreRefusedError || e instanceof ScanRejectedError) return e.text;
+  if (e instanceof RestoreStoppedError) return errorText(e.reason);
+  if (
+    e instanceof RestoreRefusedError || e instanceof ScanRejectedError ||
+    e instanceof SnapshotDamagedError
+  ) {
+    return e.text;
+  }
   return text`❌ ${e.text}`;
 }
 
@@ -218,4 +226,96 @@ export class StageFailedError extends CtxkitError {
   constructor(cause: CtxkitError) {
     super(cause.exitCode, text`snapshot failed (text-guard exit ${cause.exitCode})`, { cause });
   }
+}
+
+/**
+ * An operation on a path failed in the OS (ENOSPC, EACCES, ENOTDIR, ENAMETOOLONG, EPERM…): one
+ * line naming the operation and the path, exit 2 — never an internal error
+ * (`references/context-guard.md#exit-codes-and-streams`).
+ */
+export class FileSystemError extends CtxkitError {
+  /** The path concerned. */
+  readonly path: string;
+  /** What was being done: `read`, `write`, `replace`, `create directory`… */
+  readonly operation: string;
+  /** The OS error code (`ENOSPC`…), when there is one. */
+  readonly code?: string;
+  /** Create the error for the OS error `cause`. */
+  constructor(operation: string, path: string, cause: unknown) {
+    super(2, text`cannot ${verbatim(operation)} ${path}: ${osReason(cause)}`, { cause });
+    this.path = path;
+    this.operation = operation;
+    const code = errorCode(cause);
+    if (code !== undefined) this.code = code;
+  }
+}
+
+/**
+ * `e` as the guard reports it: a ctxkit failure or a missing Deno grant as it is, a path the
+ * sandbox refuses as such, any other error as a {@linkcode FileSystemError} of `operation` on
+ * `path`.
+ */
+export function asFileSystemError(e: unknown, operation: string, path: string): unknown {
+  if (e instanceof CtxkitError || isPermissionError(e)) return e;
+  if (isSandboxRefusal(e)) return sandboxRefused(path, operation);
+  return new FileSystemError(operation, path, e);
+}
+
+/**
+ * Snapshot copies that do not match the hashes their manifest recorded (exit 1): nothing may be
+ * gated against them, nor restored from them. Printed as one `❌ SNAPSHOT CHECKSUM MISMATCH:`
+ * line each.
+ */
+export class SnapshotDamagedError extends CtxkitError {
+  /** The run dir. */
+  readonly runDir: string;
+  /** The root-relative paths of the damaged copies, in order. */
+  readonly rels: readonly string[];
+  /** Create the error. */
+  constructor(runDir: string, rels: readonly string[]) {
+    super(1, joinText(rels.map(checksumMismatchLine), "\n"));
+    this.runDir = runDir;
+    this.rels = rels;
+  }
+}
+
+/** The `❌ SNAPSHOT CHECKSUM MISMATCH: <rel>` line of one damaged copy. */
+export function checksumMismatchLine(rel: string): Text {
+  return text`❌ SNAPSHOT CHECKSUM MISMATCH: ${rel}`;
+}
+
+/**
+ * A restore stopped part way (exit: its cause's): a fresh ownership check or a rename failed after
+ * `restored` had been put in place. Nothing after `rel` was touched; the caller's summary names
+ * what changed (`references/context-guard.md#restoring-a-run-dir`).
+ */
+export class RestoreStoppedError extends CtxkitError {
+  /** What stopped it: a refusal, a refused destination or an OS error. */
+  readonly reason: CtxkitError;
+  /** The file it stopped at. */
+  readonly rel: string;
+  /** The files restored before it, in order (each printed `RESTORED:`). */
+  readonly restored: readonly string[];
+  /** How many files the restore had to put back. */
+  readonly total: number;
+  /** Create the error. */
+  constructor(reason: CtxkitError, rel: string, restored: readonly string[], total: number) {
+    super(reason.exitCode, reason.text, { cause: reason });
+    this.reason = reason;
+    this.rel = rel;
+    this.restored = [...restored];
+    this.total = total;
+  }
+}
+
+/**
+ * The last net under the guard's commands: an OS error that reached the command line unnamed
+ * (Deno's `… (os error N): <op> '<path>'`) becomes a {@linkcode FileSystemError} naming that
+ * operation and path (exit 2) instead of an internal error; anything else is returned as it is.
+ */
+export function osErrorAsFailure(e: unknown): unknown {
+  if (e instanceof CtxkitError || errorCode(e) === undefined || isPermissionError(e)) return e;
+  if (isSandboxRefusal(e)) return e;
+  const m = /\(os error \d+\): ([a-z_]+) '([^']*)'/.exec(e instanceof Error ? e.message : "");
+  return m === null ? e : new FileSystemError(m[1], m[2], e);
 }

@@ -5,8 +5,10 @@ import { printed, text } from "../text.ts";
 import {
   DirtyTreeError,
   errorText,
+  FileSystemError,
   LedgerError,
   ManifestError,
+  osErrorAsFailure,
   PathRefusedError,
   refusalLine,
   RestoreRefusedError,
@@ -100,4 +102,21 @@ Deno.test("errorText: ❌ before every message except the refusal and rejection 
     [new ScanRejectedError("b\n.json", "r"), 'State rejected: "b\\n.json": r'],
   ];
   for (const [e, line] of cases) assert.equal(printed(errorText(e)), line, e.name);
+});
+
+Deno.test("osErrorAsFailure names the operation and path of an OS error Deno reported, exit 2", () => {
+  const raw = Object.assign(
+    new Error("Not a directory (os error 20): mkdir '/p/CLAUDE.md/run'"),
+    { code: "ENOTDIR" },
+  );
+  const e = osErrorAsFailure(raw);
+  assert.ok(e instanceof FileSystemError);
+  assert.equal(e.exitCode, 2);
+  assert.equal(e.message, "cannot mkdir /p/CLAUDE.md/run: Not a directory");
+  const plainError = new Error("boom");
+  assert.equal(osErrorAsFailure(plainError), plainError);
+  const unnamed = Object.assign(new Error("No space left on device (os error 28)"), {
+    code: "ENOSPC",
+  });
+  assert.equal(osErrorAsFailure(unnamed), unnamed, "no path to name: left as it is");
 });

@@ -15,7 +15,7 @@ import { jsonString } from "../json.ts";
 import { shellCommand } from "../shell.ts";
 import { selfCommand } from "../_cli/self.ts";
 import { text } from "../text.ts";
-import { ManifestError } from "./errors.ts";
+import { asFileSystemError, ManifestError } from "./errors.ts";
 import { requireSnapshotDir } from "./run_dir.ts";
 import type { Layer } from "./roots.ts";
 
@@ -259,7 +259,11 @@ function parseManifestFile(path: string): z.infer<typeof ManifestSchema> {
  */
 export function writeManifest(doc: ManifestDocument, dir: string = doc.runDir): string {
   const path = `${dir}/manifest.json`;
-  writeFileAtomic(path, renderManifest(doc), { mode: 0o600, exactMode: true });
+  try {
+    writeFileAtomic(path, renderManifest(doc), { mode: 0o600, exactMode: true });
+  } catch (e) {
+    throw asFileSystemError(e, "write", path);
+  }
   try {
     parseManifestFile(path);
   } catch {

@@ -9,8 +9,8 @@
  * @module
  */
 
-import { isPermissionError, osReason } from "../_fs/errors.ts";
-import { hashFile, readRegular } from "../_fs/read.ts";
+import { isAbsent, isPermissionError, osReason, rethrowPermission } from "../_fs/errors.ts";
+import { hashRegular, readRegular } from "../_fs/read.ts";
 import { CtxkitError } from "../errors.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
@@ -24,13 +24,42 @@ import {
   snapshotCopyPath,
 } from "./run_dir.ts";
 
-/** The current state of `abs` as a draft record value: its hash, or `MISSING` when none is readable. */
-export function currentState(abs: string): string {
+/**
+ * What is at a target now, as a draft record value: its hash (with the stat of the file hashed and
+ * when the hashing started), `MISSING` when nothing is there, or `undefined` — unknown — when
+ * something is there that could not be hashed (unreadable, not a regular file, or replaced while
+ * it was being read). Unknown is never missing: it matches no record
+ * (`references/context-guard.md#may-restore`).
+ */
+export type CurrentFile =
+  | { state: "MISSING" }
+  | { state: string; info: Deno.FileInfo; since: number }
+  | { state: undefined; error: unknown };
+
+/** Inspect `abs` without following a link at it ({@linkcode CurrentFile}). */
+export function inspectCurrent(abs: string): CurrentFile {
+  const since = Date.now();
   try {
-    return hashFile(abs).sha256;
-  } catch {
-    return "MISSING";
+    Deno.lstatSync(abs);
+  } catch (e) {
+    rethrowPermission(e);
+    return isAbsent(e) ? { state: "MISSING" } : { state: undefined, error: e };
   }
+  try {
+    const { sha256, info } = hashRegular(abs, { follow: false });
+    return { state: sha256, info, since };
+  } catch (e) {
+    rethrowPermission(e);
+    return { state: undefined, error: e };
+  }
+}
+
+/**
+ * The current state of `abs` as a draft record value: its hash, `MISSING` when nothing is there,
+ * or `undefined` when something is there that cannot be hashed ({@linkcode inspectCurrent}).
+ */
+export function currentState(abs: string): string | undefined {
+  return inspectCurrent(abs).state;
 }
 
 /**
@@ -87,25 +116,86 @@ export interface RestoreVerdict {
 
 /**
  * May `abs` (= `T/rel`) be overwritten with the snapshot copy? Refused for a link or a non-regular
- * file there; allowed when the current bytes already are the original, or when the draft record
- * equals the current hash (or `MISSING` for a deleted file).
+ * file there, and for a file that cannot be read (unknown is never missing); allowed when the
+ * current bytes already are the original, or when the draft record equals the current hash (or
+ * `MISSING` for a deleted file).
  */
 export function restoreVerdict(
   runDir: string,
   rel: string,
   abs: string,
-  copyHash: string = currentState(snapshotCopyPath(runDir, rel)),
+  copyHash: string | undefined = currentState(snapshotCopyPath(runDir, rel)),
 ): RestoreVerdict {
-  let st: Deno.FileInfo | undefined;
+  const { allowed, original } = judgeRestore(runDir, rel, abs, copyHash);
+  return { allowed, original };
+}
+
+/** {@linkcode restoreVerdict} with what it saw of the target, for {@linkcode recheckRestore}. */
+export interface JudgedRestore extends RestoreVerdict {
+  /** The target as judged. */
+  current: CurrentFile;
+}
+
+/** {@linkcode restoreVerdict}, keeping what was seen of the target. */
+export function judgeRestore(
+  runDir: string,
+  rel: string,
+  abs: string,
+  copyHash: string | undefined,
+): JudgedRestore {
+  const current = inspectCurrent(abs);
+  const state = current.state;
+  if (state === undefined) return { allowed: false, original: false, current };
+  if (state !== "MISSING" && state === copyHash) return { allowed: true, original: true, current };
+  return { allowed: readDraftRecord(runDir, rel) === state, original: false, current };
+}
+
+/**
+ * A file changed less than this long before it was hashed may change again within the same tick
+ * of its timestamps (coarse kernel clocks, file systems with 1–2 s timestamps): a same-looking stat
+ * then proves nothing, and it is hashed again (git's "racily clean" entries).
+ */
+const SETTLE_MS = 3_000;
+
+function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
+  return a.isFile && b.isFile && a.dev === b.dev && a.ino === b.ino && a.size === b.size &&
+    a.mode === b.mode && a.mtime?.getTime() === b.mtime?.getTime() &&
+    a.ctime?.getTime() === b.ctime?.getTime();
+}
+
+function settled(info: Deno.FileInfo, since: number): boolean {
+  const changed = Math.max(info.mtime?.getTime() ?? since, info.ctime?.getTime() ?? since);
+  return changed < since - SETTLE_MS;
+}
+
+/**
+ * Judge `abs` again right before its rename (`references/context-guard.md#concurrency`): still
+ * absent when judged absent, or still the very file hashed (device, inode, size, mode, times) and
+ * settled since → the earlier judgement stands, at the cost of one `lstat`; anything else is
+ * judged afresh (hashed again).
+ */
+export function recheckRestore(
+  runDir: string,
+  rel: string,
+  abs: string,
+  judged: JudgedRestore,
+  copyHash: string | undefined,
+): JudgedRestore {
+  const seen = judged.current;
+  let now: Deno.FileInfo | undefined;
   try {
-    st = Deno.lstatSync(abs);
-  } catch {
-    st = undefined;
+    now = Deno.lstatSync(abs);
+  } catch (e) {
+    rethrowPermission(e);
+    if (seen.state === "MISSING" && isAbsent(e)) return judged;
   }
-  if (st !== undefined && !st.isFile) return { allowed: false, original: false };
-  const current = st === undefined ? "MISSING" : currentState(abs);
-  if (current !== "MISSING" && current === copyHash) return { allowed: true, original: true };
-  return { allowed: readDraftRecord(runDir, rel) === current, original: false };
+  if (
+    now !== undefined && "info" in seen && sameFile(seen.info, now) &&
+    settled(seen.info, seen.since)
+  ) {
+    return judged;
+  }
+  return judgeRestore(runDir, rel, abs, copyHash);
 }
 
 /** {@linkcode restoreVerdict}'s `allowed`. */
@@ -141,9 +231,10 @@ export function prepareRestore(
   abs: string,
   syncDirectory = true,
   recordedMode?: number,
+  beforeRename?: () => void,
 ): PendingWrite {
   const { content, options } = restoreWrite(runDir, rel, abs, syncDirectory, recordedMode);
-  return prepareReplace(abs, content, options);
+  return prepareReplace(abs, content, { ...options, beforeRename });
 }
 
 /** What restoring `rel` writes to `abs`: the snapshot copy's bytes, and the mode to give them. */

@@ -32,11 +32,35 @@ function fixture(rel: string, original: string, current?: string) {
   return { base, root, runDir, abs };
 }
 
-Deno.test("currentState is the file's hash, or MISSING when nothing readable is there", () => {
+Deno.test("currentState is the file's hash, MISSING when nothing is there, unknown when unreadable", () => {
   const f = fixture("a.md", "x", "hello");
   assert.equal(currentState(f.abs), sha("hello"));
   assert.equal(currentState(`${f.root}/absent.md`), "MISSING");
-  assert.equal(currentState(f.root), "MISSING", "a directory has no bytes");
+  assert.equal(currentState(`${f.abs}/below`), "MISSING", "ENOTDIR: nothing can be there");
+  // Unreadable is never missing (references/context-guard.md#may-restore, issue 22 item 1).
+  assert.equal(currentState(f.root), undefined, "a directory has no bytes, but is there");
+});
+
+Deno.test("restoreVerdict: a file that cannot be read is unknown, and a MISSING record does not match it", () => {
+  const f = fixture("a.md", "orig", "someone else's\n");
+  writeDraftRecord(f.runDir, "a.md", "MISSING");
+  const deno = Deno as { openSync: typeof Deno.openSync };
+  const open = deno.openSync;
+  deno.openSync = (path, options) => {
+    // Another user's file, mode 000 (tests run as root, which reads everything).
+    if (path === f.abs) {
+      throw Object.assign(new Error("Permission denied (os error 13)"), {
+        code: "EACCES",
+      });
+    }
+    return open(path, options);
+  };
+  try {
+    assert.equal(currentState(f.abs), undefined);
+    assert.deepEqual(restoreVerdict(f.runDir, "a.md", f.abs), { allowed: false, original: false });
+  } finally {
+    deno.openSync = open;
+  }
 });
 
 Deno.test("writeDraftRecord writes <hash>\\n owner-only under draft/, and readDraftRecord reads it back", () => {

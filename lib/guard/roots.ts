@@ -10,7 +10,7 @@
 
 import { EnvironmentError } from "../errors.ts";
 import { gitToplevel } from "../git.ts";
-import { isDirectoryFollow, isSymlink, physicalPath } from "../_fs/inspect.ts";
+import { existsFollow, isDirectoryFollow, isSymlink, physicalPath } from "../_fs/inspect.ts";
 import {
   basename,
   dirname,
@@ -106,6 +106,7 @@ export function resolvePhysical(
   rootName: RootName = "project",
   links?: LinkLookup,
   dirs: PhysicalDirs = new Map(),
+  missingDirs = false,
 ): ResolvedPath {
   const linked = isSymlink(f);
   const accepted = linked ? links?.() : undefined;
@@ -113,7 +114,11 @@ export function resolvePhysical(
   const dir = dirname(f);
   let physicalDir = dirs.get(dir);
   if (!dirs.has(dir)) {
-    physicalDir = isDirectoryFollow(dir) ? physicalPath(dir) : undefined;
+    physicalDir = isDirectoryFollow(dir)
+      ? physicalPath(dir)
+      : missingDirs
+      ? physicalBelowExisting(dir)
+      : undefined;
     dirs.set(dir, physicalDir);
   }
   if (physicalDir === undefined) {
@@ -128,6 +133,28 @@ export function resolvePhysical(
   const target = physicalPath(f);
   if (target === undefined || accepted?.get(rel) !== target) throw symlinkTarget(f);
   return { arg: f, abs: target, rel, link: abs };
+}
+
+/**
+ * A directory path whose last components do not exist (a deleted directory that a restore brings
+ * back, `references/context-guard.md#restoring-a-run-dir`): the physical path of its nearest
+ * existing ancestor, which must be a directory (links followed), plus the missing components as
+ * written; `undefined` when that ancestor is no directory.
+ */
+function physicalBelowExisting(dir: string): string | undefined {
+  const missing: string[] = [];
+  let at = dir;
+  while (!existsFollow(at)) {
+    const parent = dirname(at);
+    if (parent === at) return undefined;
+    missing.unshift(basename(at));
+    at = parent;
+  }
+  const physical = isDirectoryFollow(at) ? physicalPath(at) : undefined;
+  if (physical === undefined) return undefined;
+  const parts = missing.filter((p) => p !== "" && p !== ".");
+  if (parts.includes("..")) return undefined;
+  return parts.length === 0 ? physical : `${physical === "/" ? "" : physical}/${parts.join("/")}`;
 }
 
 function symlinkTarget(f: string): PathRefusedError {
@@ -149,9 +176,10 @@ export function resolveLogical(
   root: string,
   rootName?: RootName,
   cwd: string = logicalCwd(),
+  missingDirs = false,
 ): ResolvedPath {
   const dir = dirname(f);
-  if (!isDirectoryFollow(dir)) {
+  if (!isDirectoryFollow(dir) && !(missingDirs && physicalBelowExisting(dir) !== undefined)) {
     throw new PathRefusedError(f, "unresolvable", text`cannot resolve ${f}`);
   }
   const absDir = normalizeLexical(dir, cwd);

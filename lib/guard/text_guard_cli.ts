@@ -10,6 +10,7 @@ import { UsageError } from "../errors.ts";
 import { envValue } from "../paths.ts";
 import { text } from "../text.ts";
 import { lastValue, operands, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter } from "./report.ts";
 
 /** `text-guard --help`. */
@@ -50,6 +51,14 @@ export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
  * ```
  */
 export async function textGuardMain(args: readonly string[]): Promise<number> {
+  try {
+    return await textGuard(args);
+  } catch (e) {
+    throw osErrorAsFailure(e); // never an internal error for a full disk or a denied path
+  }
+}
+
+async function textGuard(args: readonly string[]): Promise<number> {
   const reporter = consoleReporter;
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
   if (args.length === 0) {

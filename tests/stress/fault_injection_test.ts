@@ -237,6 +237,80 @@ for (const command of ["restore", "rollback"] as const) {
   });
 }
 
+Deno.test(`fault injection: a restore that stops at an immutable file, killed anywhere (seed ${SEED})`, async () => {
+  // Issue 22 item 11: the rename of c.md fails (chattr +i); before the kill or after it, every
+  // file is whole, the files past c.md are never touched, and every rerun's summary is true.
+  const rand = prng(SEED + 5);
+  const p = project();
+  const snap = runTool("context-guard", ["snapshot", ...RELS], { cwd: p.proj, env: p.env });
+  assert.equal(snap.code, 0, snap.stderr);
+  const runDir = runDirOf(snap.stdout);
+  const stuck = RELS.indexOf(".claude/rules/c.md");
+  const immutable = `${p.proj}/${RELS[stuck]}`;
+  const origHashes = RELS.map((r) => sha(original(r)));
+  const args = ["restore", "--run-dir", runDir];
+  const stopped = `RESTORE_VERIFIED: FAILED - restoration stopped at ${
+    RELS[stuck]
+  }; ${stuck} of ${RELS.length} file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`;
+  let editedHashes = await checkpointEdits(p, runDir, 0);
+  const chattr = new Deno.Command("chattr", { args: ["+i", immutable] }).outputSync();
+  if (!chattr.success) {
+    console.log(`SKIP: chattr +i failed (${new TextDecoder().decode(chattr.stderr).trim()})`);
+    return;
+  }
+  const release = () => new Deno.Command("chattr", { args: ["-i", immutable] }).outputSync();
+  try {
+    const warm = await runKillable("context-guard", args, { cwd: p.proj, env: p.env });
+    assert.equal(warm.code, 2, warm.stderr);
+    const tally = new Tally();
+    const all = plans(
+      [
+        ["stage.restore.between-files", stuck + 1],
+        ["atomic.before-rename", stuck + 1],
+        ["atomic.after-rename", stuck],
+      ],
+      30,
+      rand,
+      warm.ms,
+    );
+    let round = 0;
+    for (const plan of all) {
+      const what = describePlan(plan);
+      release();
+      editedHashes = await checkpointEdits(p, runDir, ++round);
+      new Deno.Command("chattr", { args: ["+i", immutable] }).outputSync();
+      const r = await runKillable("context-guard", args, { cwd: p.proj, env: p.env, ...plan });
+      tally.add(r);
+      if ("faultPoint" in plan) {
+        assert.equal(r.signal, "SIGKILL", `${what} not reached: ${r.stderr}`);
+      }
+      const now = RELS.map((rel) => hashFile(`${p.proj}/${rel}`));
+      RELS.forEach((rel, i) => {
+        const allowed = i < stuck ? [origHashes[i], editedHashes[i]] : [editedHashes[i]];
+        assert.ok(allowed.includes(now[i]), `${what}: ${rel}`);
+      });
+      const again = await runKillable("context-guard", args, { cwd: p.proj, env: p.env });
+      assert.equal(again.code, 2, `${what}, rerun: ${again.stderr}`);
+      assert.equal(lines(again.stderr).at(-2), stopped, what);
+      const restored = lines(again.stdout).filter((l) => l.startsWith("RESTORED: "));
+      assert.deepEqual(restored, RELS.slice(0, stuck).map((r) => `RESTORED: ${r}`), what);
+      assert.deepEqual(
+        RELS.map((rel) => hashFile(`${p.proj}/${rel}`)),
+        RELS.map((_, i) => (i < stuck ? origHashes[i] : editedHashes[i])),
+        what,
+      );
+    }
+    console.log(tally.line("restore stopped at an immutable file", SEED));
+  } finally {
+    release();
+  }
+  const last = await runKillable("context-guard", args, { cwd: p.proj, env: p.env });
+  assert.equal(last.code, 0, last.stderr);
+  assert.deepEqual(RELS.map((rel) => hashFile(`${p.proj}/${rel}`)), origHashes);
+  // A stopped rerun sweeps only the directories it wrote into; the run that succeeds sweeps all.
+  assert.deepEqual(ctxkitTemps(p.proj), [], "temp file left next to a user file");
+});
+
 Deno.test(`fault injection: prose on killed anywhere (seed ${SEED})`, async () => {
   const rand = prng(SEED + 3);
   const root = join(makeTempDir("ctxkit-fault-prose-"), "cellm");

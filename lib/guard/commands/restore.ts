@@ -30,6 +30,13 @@ export interface RestoreResult {
   runs: RunDirRestore[];
   /** True when every run dir was restored and verified. */
   ok: boolean;
+  /** The exit code of the command line: 0 when `ok`, 2 when an OS error stopped a run dir, else 1. */
+  exitCode: number;
+}
+
+/** The exit code of a batch of run dirs: the highest any asks for. */
+function batchExit(runs: readonly RunDirRestore[]): number {
+  return runs.reduce((rc, r) => Math.max(rc, r.exitCode), 0);
 }
 
 /**
@@ -59,7 +66,7 @@ export async function restore(
   for (const dir of restoreRunDirs(options, reporter)) {
     runs.push(await restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter));
   }
-  return { runs, ok: runs.every((r) => r.ok) };
+  return { runs, ok: runs.every((r) => r.ok), exitCode: batchExit(runs) };
 }
 
 /** Inputs of {@linkcode rollback}. */
@@ -85,5 +92,5 @@ export async function rollback(
   }
   const ok = runs.every((r) => r.ok);
   reporter.out(text`ROLLBACK_RESULT: ${runs.length} layer(s), ${ok ? "ok" : "FAILED"}`);
-  return { runs, ok };
+  return { runs, ok, exitCode: batchExit(runs) };
 }

@@ -10,7 +10,14 @@ import { hashFile } from "../../_fs/read.ts";
 import { CtxkitError } from "../../errors.ts";
 import { dirname, joinRoot, logicalCwd, rootPrefix } from "../../paths.ts";
 import { text } from "../../text.ts";
-import { errorText, ManifestError, PathRefusedError, SnapshotMissingError } from "../errors.ts";
+import {
+  errorText,
+  FileSystemError,
+  ManifestError,
+  PathRefusedError,
+  RestoreStoppedError,
+  SnapshotMissingError,
+} from "../errors.ts";
 import { readManifest } from "../manifest.ts";
 import type { Reporter } from "../report.ts";
 import { resolveLogical } from "../roots.ts";
@@ -31,8 +38,13 @@ export interface RunDirRestore {
   restored: string[];
   /** Re-hash mismatches after restoring. */
   mismatches: number;
-  /** Why it failed, when it did. */
-  failure?: "damaged" | "refused" | "mismatch";
+  /**
+   * Why it failed, when it did: `stopped` when a fresh check or a rename failed part way (then
+   * `restored` lists the files put back before it), `failed` for an OS error before any rename.
+   */
+  failure?: "damaged" | "refused" | "mismatch" | "stopped" | "failed";
+  /** The exit code this run dir asks for: 0 when `ok`, 2 for an OS error, else 1. */
+  exitCode: number;
 }
 
 function rehash(path: string): string | undefined {
@@ -86,7 +98,7 @@ export async function restoreRunDir(
   if (files.length > 0) {
     const cwd = logicalCwd();
     rels = files.map((f) => {
-      const { rel } = resolveLogical(f, root, undefined, cwd);
+      const { rel } = resolveLogical(f, root, undefined, cwd, true);
       if (!hashes.has(rel)) {
         throw new SnapshotMissingError(
           "not-in-manifest",
@@ -122,7 +134,7 @@ export async function restoreRunDir(
     reporter.err(
       text`${label}: FAILED - snapshot incomplete or damaged; current bytes preserved (${runDir})`,
     );
-    return { runDir, ok: false, restored: [], mismatches: 0, failure: "damaged" };
+    return { runDir, ok: false, restored: [], mismatches: 0, failure: "damaged", exitCode: 1 };
   }
   // Both checks below depend on a target's directory alone, so each runs once per directory: the
   // first failing rel is the same, and a run restores many files per directory.
@@ -174,8 +186,28 @@ export async function restoreRunDir(
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;
     reporter.err(errorText(e));
+    if (e instanceof RestoreStoppedError) {
+      // Files before it were replaced: the summary says exactly which, never "preserved".
+      reporter.err(
+        text`${label}: FAILED - restoration stopped at ${e.rel}; ${e.restored.length} of ${e.total} file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`,
+      );
+      return {
+        runDir,
+        ok: false,
+        restored: [...e.restored],
+        mismatches: 0,
+        failure: "stopped",
+        exitCode: e.exitCode === 2 ? 2 : 1,
+      };
+    }
+    if (e instanceof FileSystemError) {
+      reporter.err(
+        text`${label}: FAILED - restoration failed; current bytes preserved (${runDir})`,
+      );
+      return { runDir, ok: false, restored: [], mismatches: 0, failure: "failed", exitCode: 2 };
+    }
     reporter.err(text`${label}: FAILED - restoration refused; current bytes preserved (${runDir})`);
-    return { runDir, ok: false, restored: [], mismatches: 0, failure: "refused" };
+    return { runDir, ok: false, restored: [], mismatches: 0, failure: "refused", exitCode: 1 };
   }
   let mismatches = 0;
   for (let i = 0; i < rels.length; i++) {
@@ -192,5 +224,6 @@ export async function restoreRunDir(
     restored: rels,
     mismatches,
     failure: mismatches === 0 ? undefined : "mismatch",
+    exitCode: mismatches === 0 ? 0 : 1,
   };
 }

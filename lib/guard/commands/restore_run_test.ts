@@ -80,6 +80,7 @@ Deno.test("restoreRunDir puts every manifest file back under the manifest's root
     restored: ["CLAUDE.md", "rules/a.md", "same.md"],
     mismatches: 0,
     failure: undefined,
+    exitCode: 0,
   });
   assert.deepEqual(shown(out.lines), [
     "stdout: RESTORED: CLAUDE.md",

@@ -7,7 +7,9 @@
 
 import { UsageError } from "../../errors.ts";
 import { text } from "../../text.ts";
+import { errorText, ManifestError, SnapshotDamagedError } from "../errors.ts";
 import { ledgerCoverage as bindLedger, loadLedger } from "../ledger.ts";
+import { readManifest } from "../manifest.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
 import { chooseRun } from "../selection.ts";
@@ -47,10 +49,26 @@ export interface VerifyResult {
     files: Array<{ path: string; misses: string[]; gate: "pass" | "ledgered" | "fail" }>;
     filesFailed: number;
   };
+  /** Copies that differ from their manifest hash: nothing was gated nor rolled back. */
+  damaged?: readonly string[];
   /** The whole-run rollback, when the gate failed. */
   rollback?: RunDirRestore;
   /** True when every file passed (possibly through the ledger): nothing was rolled back. */
   passed: boolean;
+}
+
+/**
+ * The hash the manifest recorded for each copy (`undefined` for an entry without one), or
+ * `undefined` when the run has no readable manifest (the gate then runs as text-guard's does; a
+ * rollback would die on the manifest).
+ */
+function recordedHashes(runDir: string): Map<string, string | undefined> | undefined {
+  try {
+    return new Map(readManifest(runDir).files.map((f) => [f.path, f.sha256]));
+  } catch (e) {
+    if (e instanceof ManifestError) return undefined;
+    throw e;
+  }
 }
 
 /**
@@ -92,15 +110,27 @@ export async function verify(
   requireSnapshotDir(runDir);
   if (options.files.length === 0) throw new UsageError(text`verify needs at least one file`);
   const coverage = ledgerCoverage(options.ledger, options.alphabet ?? "base");
-  const staged = stageVerify({
-    projectDir: root,
-    runDir,
-    files: options.files,
-    noRestore: true,
-    alphabet: options.alphabet,
-    coverage,
-    rootName,
-  }, reporter);
+  let staged: ReturnType<typeof stageVerify>;
+  try {
+    staged = stageVerify({
+      projectDir: root,
+      runDir,
+      files: options.files,
+      noRestore: true,
+      alphabet: options.alphabet,
+      coverage,
+      rootName,
+      copyHashes: recordedHashes(runDir),
+    }, reporter);
+  } catch (e) {
+    if (!(e instanceof SnapshotDamagedError)) throw e;
+    // A damaged copy gates nothing and restores nothing: the run stays as it is.
+    reporter.err(errorText(e));
+    reporter.err(
+      text`RUN: FAILED - snapshot incomplete or damaged; nothing verified, current bytes preserved (${runDir})`,
+    );
+    return { runDir, gate: { files: [], filesFailed: 0 }, damaged: e.rels, passed: false };
+  }
   const gate = {
     files: staged.files.map((v) => ({ path: v.target.rel, misses: v.misses, gate: v.gate })),
     filesFailed: staged.filesFailed,

@@ -35,7 +35,7 @@ import {
   refuseTooLarge,
   reportMisses,
 } from "../stage/verify.ts";
-import { restoreRunDir } from "./restore_run.ts";
+import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
 import { reportRunFailed } from "./verify.ts";
 
 /** Inputs of {@linkcode verifyDeleted}. */
@@ -60,6 +60,8 @@ export interface VerifyDeletedOptions {
 export interface VerifyDeletedResult {
   /** `merged`: every critical token survives; `unproven`: the whole run was rolled back. */
   outcome: "merged" | "unproven";
+  /** The whole-run rollback, when the merge was unproven. */
+  rollback?: RunDirRestore;
 }
 
 /** The survivors' bytes concatenated in argument order (together at most the gate's limit). */
@@ -121,7 +123,7 @@ export async function verifyDeleted(
   const [target] = options.targets;
   const { runDir, root, rootName } = chooseRun(roots, { ...options, files: [target] }, reporter);
   requireSnapshotDir(runDir);
-  const { abs, rel } = resolveLogical(target, root);
+  const { abs, rel } = resolveLogical(target, root, undefined, undefined, true);
   if (!isTrustedCopy(`${runDir}/orig`, rel)) {
     throw new SnapshotMissingError(
       "no-snapshot",
@@ -144,7 +146,16 @@ export async function verifyDeleted(
   }
   // The checks the text-guard stage made of the file (physically inside the root, its copy
   // trusted), before anything is written.
-  const physical = resolvePhysical(target, textGuardRoot(root, rootName), rootName);
+  // A deleted file's directory may be gone with it (issue 22 item 16): it resolves below the
+  // nearest directory still there, and a rollback makes it again.
+  const physical = resolvePhysical(
+    target,
+    textGuardRoot(root, rootName),
+    rootName,
+    undefined,
+    undefined,
+    true,
+  );
   if (!isTrustedCopy(`${runDir}/orig`, physical.rel)) {
     throw new SnapshotMissingError("no-snapshot", runDir, text`no snapshot for ${physical.rel}`);
   }
@@ -173,5 +184,5 @@ export async function verifyDeleted(
   reporter.out(text`ROLLBACK: whole run (merge unproven) ${runDir}`);
   const rollback = await restoreRunDir(runDir, "ROLLBACK_VERIFIED", [], reporter);
   reportRunFailed(runDir, rollback, reporter);
-  return { outcome: "unproven" };
+  return { outcome: "unproven", rollback };
 }

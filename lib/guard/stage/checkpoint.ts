@@ -8,8 +8,8 @@
 import { existsNoFollow, isFileFollow } from "../../_fs/inspect.ts";
 import { fsyncDirectories } from "../../_fs/write.ts";
 import { text } from "../../text.ts";
-import { PathRefusedError } from "../errors.ts";
-import { currentState, writeDraftRecord } from "../ownership.ts";
+import { FileSystemError, PathRefusedError } from "../errors.ts";
+import { inspectCurrent, writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
 import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
@@ -59,6 +59,7 @@ export async function checkpoint(
       options.rootName,
       links,
       physicalDirs,
+      true, // a deleted file's directory may be gone too: its deletion is still recorded
     );
     if (existsNoFollow(t.abs) && !isFileFollow(t.abs)) {
       throw new PathRefusedError(f, "not-regular-draft", text`not a regular draft: ${f}`);
@@ -67,9 +68,17 @@ export async function checkpoint(
   }
   // Each record is atomic; its directory is synced once for the batch. A record lost to a crash
   // before that sync only makes a later restore refuse (the safe side).
+  // Something there that cannot be read is not "missing": recording MISSING would let a later
+  // restore overwrite it (references/context-guard.md#text-guard-checkpoint). Every file is
+  // hashed before any record is written.
+  const states = targets.map((t) => {
+    const current = inspectCurrent(t.abs);
+    if (current.state === undefined) throw new FileSystemError("read", t.arg, current.error);
+    return current.state;
+  });
   const dirs = new Set<string>();
-  for (const t of targets) {
-    dirs.add(writeDraftRecord(runDir, t.rel, currentState(t.abs), false, dirs));
+  for (const [i, t] of targets.entries()) {
+    dirs.add(writeDraftRecord(runDir, t.rel, states[i], false, dirs));
     reporter.out(text`CHECKPOINT: ${t.rel}`);
   }
   await fsyncDirectories(dirs);

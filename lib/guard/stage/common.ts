@@ -92,7 +92,8 @@ export function isGitRepo(dir: string): boolean {
  * ({@linkcode SnapshotMissingError} with `missing(rel)` otherwise): the pre-flight every file
  * operation on a run dir starts with. A link is accepted only where the run's manifest records
  * it as a dotfiles link to exactly the file it resolves to now. A batch passes one `dirs` to all its
- * files ({@linkcode PhysicalDirs}).
+ * files ({@linkcode PhysicalDirs}). With `missingDirs`, a directory part that no longer exists (a
+ * deleted directory) resolves below its nearest existing ancestor.
  */
 export function snapshottedTarget(
   f: string,
@@ -102,8 +103,9 @@ export function snapshottedTarget(
   rootName: RootName = "project",
   links: LinkLookup = manifestLinkLookup(runDir),
   dirs: PhysicalDirs = new Map(),
+  missingDirs = false,
 ): ResolvedPath {
-  const t = resolvePhysical(f, root, rootName, links, dirs);
+  const t = resolvePhysical(f, root, rootName, links, dirs, missingDirs);
   if (!isTrustedCopy(`${runDir}/orig`, t.rel)) {
     throw new SnapshotMissingError("no-snapshot", runDir, missing(t.rel), t.rel);
   }

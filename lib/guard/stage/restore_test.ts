@@ -1,8 +1,17 @@
 import assert from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, readFileSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  readdirSync,
+  readFileSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 
-import { RestoreRefusedError, SnapshotMissingError } from "../errors.ts";
+import { plain, type Text } from "../../text.ts";
+import { RestoreRefusedError, RestoreStoppedError, SnapshotMissingError } from "../errors.ts";
 import { writeDraftRecord } from "../ownership.ts";
 import { collectingReporter } from "../report.ts";
 import { stageRestore } from "./restore.ts";
@@ -106,4 +115,52 @@ Deno.test("stageRestore: a file without a snapshot copy is reported before any o
     (e: unknown) => e instanceof SnapshotMissingError && e.message === "no snapshot for new.md",
   );
   assert.equal(existsSync(`${f.runDir}/draft`), false);
+});
+
+Deno.test("stageRestore checks each file again right before its rename: a save after the batch check stops it there", async () => {
+  // Issue 22 item 2, made deterministic: the "editor" saves b.md the moment a.md is reported back,
+  // after every check of the batch and every temp file were done.
+  const f = fixture({ "a.md": "A\n", "b.md": "B\n", "c.md": "C\n" });
+  for (const rel of ["a.md", "b.md", "c.md"]) {
+    writeFileSync(`${f.root}/${rel}`, `${rel} draft\n`);
+    writeDraftRecord(f.runDir, rel, sha(`${rel} draft\n`));
+  }
+  const lines: string[] = [];
+  const reporter = {
+    out: (line: Text) => {
+      lines.push(plain(line));
+      if (plain(line) === "RESTORED: a.md") writeFileSync(`${f.root}/b.md`, "the user's save\n");
+    },
+    err: (line: Text) => lines.push(`err: ${plain(line)}`),
+  };
+  await assert.rejects(
+    () =>
+      stageRestore({
+        projectDir: f.root,
+        runDir: f.runDir,
+        files: ["a.md", "b.md", "c.md"].map((r) => `${f.root}/${r}`),
+      }, reporter),
+    (e: unknown) =>
+      e instanceof RestoreStoppedError && e.exitCode === 1 && e.rel === "b.md" &&
+      e.restored.join() === "a.md" && e.total === 3 && e.reason instanceof RestoreRefusedError,
+  );
+  assert.deepEqual(lines, ["RESTORED: a.md"]);
+  assert.equal(read(`${f.root}/a.md`), "A\n");
+  assert.equal(read(`${f.root}/b.md`), "the user's save\n");
+  assert.equal(read(`${f.root}/c.md`), "c.md draft\n");
+  assert.deepEqual(readdirSync(f.root).sort(), ["a.md", "b.md", "c.md"]);
+});
+
+Deno.test("stageRestore makes a deleted file's missing directories again inside the root", async () => {
+  const base = makeTempDir("ctxkit-srestore-");
+  const root = `${base}/root`;
+  const runDir = `${base}/run`;
+  mkdirSync(`${runDir}/orig/skills/s/refs`, { recursive: true });
+  writeFileSync(`${runDir}/orig/skills/s/refs/x.md`, "X\n", { mode: 0o600 });
+  mkdirSync(root);
+  writeDraftRecord(runDir, "skills/s/refs/x.md", "MISSING");
+  const out = collectingReporter();
+  await stageRestore({ projectDir: root, runDir, files: [`${root}/skills/s/refs/x.md`] }, out);
+  assert.equal(read(`${root}/skills/s/refs/x.md`), "X\n");
+  assert.deepEqual(out.lines.map((l) => l.text), ["RESTORED: skills/s/refs/x.md"]);
 });

@@ -27,7 +27,7 @@ import { ownRepositoryEnv, runGitPaths } from "../../git.ts";
 import { sortUtf8 } from "../../sort.ts";
 import { basename, dirname, joinRoot, logicalCwd, normalizeLexical } from "../../paths.ts";
 import { text, verbatim } from "../../text.ts";
-import { DirtyTreeError, PathRefusedError } from "../errors.ts";
+import { asFileSystemError, DirtyTreeError, PathRefusedError } from "../errors.ts";
 import type { Reporter } from "../report.ts";
 import {
   type PhysicalDirs,
@@ -115,14 +115,17 @@ function refuseLinkedRunDir(dir: string, base: string | undefined): void {
   }
 }
 
-/** Create `dir` exclusively (0700); false when something already exists there. */
+/**
+ * Create `dir` exclusively (0700); false when something already exists there. An OS error is one
+ * line naming the run dir (`❌ cannot create directory <dir>: <reason>`, exit 2).
+ */
 function createRunDir(dir: string, base: string | undefined): boolean {
-  makeRunDirs(dirname(dir), base);
   try {
+    makeRunDirs(dirname(dir), base);
     Deno.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
     if (errorCode(e) === "EEXIST") return false;
-    throw e;
+    throw asFileSystemError(e, "create directory", dir);
   }
   return true;
 }
@@ -243,6 +246,7 @@ export async function stageSnapshot(
   const root = textGuardRoot(options.projectDir, options.rootName);
   const targets: ResolvedPath[] = [];
   const records = new Map<string, SnapshotRecord>();
+  const checked = new Map<string, Deno.FileInfo>();
   const physicalDirs: PhysicalDirs = new Map();
   const cwd = options.noLinkedDirsBelow === undefined ? undefined : logicalCwd();
   for (const f of files) {
@@ -264,8 +268,13 @@ export async function stageSnapshot(
         );
       }
     }
+    // The file checked here is the file copied below: its device and inode are kept, and the
+    // copy is made from one descriptor opened without following links and checked to be it.
+    const st = Deno.lstatSync(t.abs);
+    if (!st.isFile) throw replacedDuringSnapshot(f);
+    checked.set(t.rel, st);
     targets.push(t);
-    const record: SnapshotRecord = { mode: Deno.statSync(t.abs).mode! & 0o777 };
+    const record: SnapshotRecord = { mode: st.mode! & 0o777 };
     if (t.link !== undefined) record.linkTarget = t.abs;
     records.set(t.rel, record);
   }
@@ -305,7 +314,7 @@ export async function stageSnapshot(
       makeRunDirs(dir, runDir);
       for (let d = dir; d.length > runDir.length; d = dirname(d)) dirs.add(d);
     }
-    records.get(t.rel)!.written = writeCopy(copy, { copyFrom: t.abs });
+    records.get(t.rel)!.written = writeCopy(copy, t, checked.get(t.rel)!);
     copies.push(copy);
   }
   await fsyncFiles(copies);
@@ -322,13 +331,30 @@ export async function stageSnapshot(
  * its earlier copy there and replaces it atomically. Creating first spares a look for a file that
  * is almost never there.
  */
-function writeCopy(copy: string, content: { copyFrom: string }): Written {
+function writeCopy(copy: string, t: ResolvedPath, checked: Deno.FileInfo): Written {
+  const content = { copyFrom: t.abs, sameAs: checked };
   try {
-    return createFileExclusive(copy, content, 0o600, true, false);
+    try {
+      return createFileExclusive(copy, content, 0o600, true, false);
+    } catch (e) {
+      if (errorCode(e) !== "EEXIST") throw e;
+      return replaceFile(copy, content, { mode: 0o600, exactMode: true });
+    }
   } catch (e) {
-    if (errorCode(e) !== "EEXIST") throw e;
-    return replaceFile(copy, content, { mode: 0o600, exactMode: true });
+    // A link swapped in, or another file renamed over it, since it was checked: what is there now
+    // was never checked, so nothing of it goes into the backup.
+    if (e instanceof ReadRefusedError) throw replacedDuringSnapshot(t.arg);
+    throw asFileSystemError(e, "snapshot", t.arg);
   }
+}
+
+/** The file at `f` is no longer the regular file the pre-flight checked. */
+function replacedDuringSnapshot(f: string): PathRefusedError {
+  return new PathRefusedError(
+    f,
+    "replaced",
+    text`${f} was replaced while it was being snapshotted - snapshot it again`,
+  );
 }
 
 /** The one-entry link map that lets `resolvePhysical` accept the link `f` (see `allowLinks`). */

@@ -8,7 +8,13 @@
 import { isFileFollow } from "../../_fs/inspect.ts";
 import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
 import { type Text, text } from "../../text.ts";
-import { PathRefusedError, refusalLine } from "../errors.ts";
+import {
+  asFileSystemError,
+  PathRefusedError,
+  refusalLine,
+  SnapshotDamagedError,
+} from "../errors.ts";
+import { sha256Hex } from "../../_fs/sha256.ts";
 import { mayRestore, restoreFile } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
@@ -44,6 +50,12 @@ export interface StageVerifyOptions extends StageFilesOptions {
   alphabet?: TokenAlphabet;
   /** Optional ledger coverage of misses. */
   coverage?: MissCoverage;
+  /**
+   * The hash each snapshot copy must have (context-guard's manifest): every copy is checked
+   * against it before any gate line is printed, and a copy that differs (or has no entry) is a
+   * {@linkcode SnapshotDamagedError} — a damaged copy never gates.
+   */
+  copyHashes?: ReadonlyMap<string, string | undefined>;
 }
 
 /** The verdict on one verified file. */
@@ -80,7 +92,7 @@ export function readForGate(path: string, shown: string): Uint8Array {
         } bytes; the limit is ${GATE_MAX_BYTES})`,
       );
     }
-    throw e;
+    throw e instanceof ReadRefusedError ? e : asFileSystemError(e, "read", shown);
   }
 }
 
@@ -141,11 +153,23 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
     for (const path of [snapshotCopyPath(runDir, t.rel), t.abs]) refuseTooLarge(path, t.rel);
     targets.push(t);
   }
+  // Every file is gated before any line is printed: a damaged copy found at the last file must
+  // not follow a GATE: PASS of the first (references/context-guard.md#verify).
+  const damaged: string[] = [];
+  const gated = targets.map((t) => {
+    const copyBytes = readForGate(snapshotCopyPath(runDir, t.rel), t.rel);
+    if (options.copyHashes !== undefined) {
+      const want = options.copyHashes.get(t.rel);
+      if (want === undefined || sha256Hex(copyBytes) !== want) damaged.push(t.rel);
+    }
+    return gateMisses(copyBytes, readForGate(t.abs, t.rel), alphabet);
+  });
+  if (damaged.length > 0) throw new SnapshotDamagedError(runDir, damaged);
   const verdicts: FileVerdict[] = [];
   let failed = 0;
-  for (const t of targets) {
+  for (const [i, t] of targets.entries()) {
     const copy = snapshotCopyPath(runDir, t.rel);
-    const misses = gateMisses(readForGate(copy, t.rel), readForGate(t.abs, t.rel), alphabet);
+    const misses = gated[i];
     reportMisses(t.rel, misses, reporter);
     if (misses.length === 0) {
       reporter.out(text`GATE: PASS`);
