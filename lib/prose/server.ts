@@ -5,8 +5,10 @@
  * flag file stays the source of truth), re-reads it, and mirrors what it read into SQLite in one
  * transaction. HTTP itself, with its connection cap and deadlines, is `http.ts`.
  *
- * The handler is synchronous once it has the request, so a flag write and its mirror write never
- * interleave with another request. Only the CLI's `serve` imports this module.
+ * A toggle waits for the flag's lock on timers (the event loop keeps answering `/health` and
+ * status meanwhile); once it holds the lock, the flag write, the fresh read and the mirror write run
+ * synchronously, so they never interleave with another request. Only the CLI's `serve` imports
+ * this module.
  *
  * @module
  */
@@ -32,7 +34,7 @@ import {
   readProseFlag,
 } from "./flag.ts";
 import { loadMirrorOpener, MirrorError } from "./mirror.ts";
-import { applyToggle, type OpResult } from "./ops.ts";
+import { applyToggleAsync, type OpResult } from "./ops.ts";
 import { safeJson, sanitizeMessage } from "./sanitize.ts";
 import {
   issueField,
@@ -303,8 +305,9 @@ function failureReply(outcome: OpResult): Reply {
   return errorReply(409, outcome.result, message, { reason: outcome.reason ?? outcome.result });
 }
 
-function toggle(ctx: ServerContext, request: ToggleRequest, now: number): Reply {
-  const outcome = applyToggle(request, { ...ctx.opts, now });
+async function toggle(ctx: ServerContext, request: ToggleRequest, now: number): Promise<Reply> {
+  // Waiting for the flag's lock never blocks the event loop (references/prose.md#concurrency).
+  const outcome = await applyToggleAsync(request, { ...ctx.opts, now });
   if (!outcome.ok) return failureReply(outcome);
   // Mirror what the flag file now says, not what was asked: the file is the source of truth.
   const read = readProseFlag({ ...ctx.opts, now });
@@ -332,7 +335,7 @@ const UNAUTHORIZED: Reply = errorReply(401, "unauthorized", "unauthorized", {
 const TOO_LARGE = `body larger than ${MAX_BODY_BYTES} bytes`;
 
 /** The gate in contract order (`references/prose.md#http-checks`), then the endpoint. */
-function handle(ctx: ServerContext, req: HttpRequest): Reply {
+function handle(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
   const routed = route(req.method, req.path);
   if (!routed.ok) return routed.reply;
   const header = (name: string) => req.headers.get(name) ?? null;
@@ -371,15 +374,20 @@ function handle(ctx: ServerContext, req: HttpRequest): Reply {
  * Create the request handler. It never throws: an unexpected failure is a 500 `internal` body
  * without a stack trace.
  */
-export function createProseHandler(ctx: ServerContext): (req: HttpRequest) => HttpResponse {
+export function createProseHandler(
+  ctx: ServerContext,
+): (req: HttpRequest) => HttpResponse | Promise<HttpResponse> {
+  const internal = (e: unknown) =>
+    toHttpResponse(errorReply(500, "internal", sanitizeMessage(firstLine(e))));
   return (req) => {
-    let reply: Reply;
+    let reply: Reply | Promise<Reply>;
     try {
       reply = handle(ctx, req);
     } catch (e) {
-      reply = errorReply(500, "internal", sanitizeMessage(firstLine(e)));
+      return internal(e);
     }
-    return toHttpResponse(reply);
+    // Only a toggle is asynchronous (it may wait for the lock); the rest answers at once.
+    return reply instanceof Promise ? reply.then(toHttpResponse, internal) : toHttpResponse(reply);
   };
 }
 
