@@ -11,6 +11,7 @@ import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node
 import { join } from "node:path";
 import { lines, makeTempDir, removeDir } from "./_helpers.ts";
 import { spawnServe } from "./_prose_fixtures.ts";
+import { startProseServer } from "../lib/prose/server.ts";
 
 /** A fresh `CELLM_DIR` with an owner-only `prose/` directory. */
 function freshRoot(): { root: string; dir: string } {
@@ -104,6 +105,87 @@ Deno.test("an unbreakable lock (a directory at D/.lock): the toggle ends 409 bus
     assert.equal(existsSync(join(dir, "serve.json")), false);
   } finally {
     clearTimeout(cap);
+    removeDir(root);
+  }
+});
+
+// --- connections that have not authenticated (issue 23.4) ---------------------------------------
+
+/** One request on a fresh connection (`Connection: close`); the whole answer, or "" when closed. */
+async function rawRequest(
+  port: number,
+  request: string,
+  onFirstBytes: () => void = () => {},
+): Promise<string> {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const timer = setTimeout(() => conn.close(), 20_000);
+  try {
+    await conn.write(new TextEncoder().encode(request));
+    const chunks: Uint8Array[] = [];
+    const buf = new Uint8Array(8192);
+    for (;;) {
+      const n = await conn.read(buf).catch(() => null);
+      if (n === null) break;
+      if (chunks.length === 0) onFirstBytes();
+      chunks.push(buf.slice(0, n));
+    }
+    return chunks.map((c) => new TextDecoder().decode(c)).join("");
+  } finally {
+    clearTimeout(timer);
+    try {
+      conn.close();
+    } catch { /* closed by the timer */ }
+  }
+}
+
+Deno.test("64 unauthenticated connections with a full head and a body that never finishes hold no slot a real client needs (issue 23.4)", async () => {
+  const { root, dir } = freshRoot();
+  const server = await startProseServer({
+    port: 0,
+    dbPath: join(dir, "prose.db"),
+    opts: { root },
+  });
+  const port = server.port;
+  const host = `Host: 127.0.0.1:${port}\r\n`;
+  // `Expect: 100-continue` makes the server say when it has the head and waits for the body.
+  const expect = "Expect: 100-continue\r\n";
+  const heads = [
+    // A toggle without the token, and /health (open to all) with a body: neither is ever finished.
+    `POST /api/prose/toggle HTTP/1.1\r\n${host}${expect}Content-Type: application/json\r\nContent-Length: 4000\r\n\r\n`,
+    `GET /health HTTP/1.1\r\n${host}${expect}Content-Length: 4000\r\n\r\n`,
+    `POST /api/prose/toggle HTTP/1.1\r\n${host}${expect}Content-Type: application/json\r\nTransfer-Encoding: chunked\r\n\r\n`,
+  ];
+  let attacking = true;
+  let attempts = 0;
+  const engaged = new Set<number>();
+  // 64 attackers, each reconnecting as soon as its connection is closed.
+  const attackers = Array.from({ length: 64 }, async (_, i) => {
+    while (attacking) {
+      attempts++;
+      await rawRequest(port, heads[i % heads.length], () => engaged.add(i)).catch(() => "");
+    }
+  });
+  // Every attacker has had its head read by the server (an answer, or 100 Continue).
+  for (const deadline = Date.now() + 30_000; engaged.size < 64;) {
+    if (Date.now() > deadline) throw new Error("the attackers never got through");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  try {
+    const answered: string[] = [];
+    for (let i = 0; i < 20; i++) {
+      const text = await rawRequest(
+        port,
+        `GET /api/prose/status HTTP/1.1\r\n${host}Authorization: Bearer ${server.token}\r\nConnection: close\r\n\r\n`,
+      );
+      answered.push(text.split("\r\n")[0]);
+    }
+    assert.deepEqual(answered, Array(20).fill("HTTP/1.1 200 OK"));
+    assert.ok(attempts >= 64);
+    assert.ok(server.connections <= 64);
+  } finally {
+    attacking = false;
+    await server.shutdown();
+    await Promise.all(attackers);
     removeDir(root);
   }
 });

@@ -334,24 +334,48 @@ const UNAUTHORIZED: Reply = errorReply(401, "unauthorized", "unauthorized", {
 });
 const TOO_LARGE = `body larger than ${MAX_BODY_BYTES} bytes`;
 
-/** The gate in contract order (`references/prose.md#http-checks`), then the endpoint. */
-function handle(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
-  const routed = route(req.method, req.path);
-  if (!routed.ok) return routed.reply;
-  const header = (name: string) => req.headers.get(name) ?? null;
+/**
+ * The checks of the gate a request's head decides (`references/prose.md#http-checks`: path,
+ * method, `Host`, `Origin`, the token), in contract order: the reply that refuses it, or `null`
+ * when it may go on (`trusted` when it authenticated; `/health` needs no token).
+ */
+export function gate(
+  ctx: Pick<ServerContext, "port" | "token">,
+  head: Pick<HttpRequest, "method" | "path" | "headers">,
+): { reply: Reply; trusted: false } | { reply: null; trusted: boolean } {
+  const routed = route(head.method, head.path);
+  if (!routed.ok) return { reply: routed.reply, trusted: false };
+  const header = (name: string) => head.headers.get(name) ?? null;
   if (!hostAllowed(header("host"), ctx.port)) {
-    return errorReply(403, "forbidden_host", "Host must be a loopback name with this port");
+    const reply = errorReply(403, "forbidden_host", "Host must be a loopback name with this port");
+    return { reply, trusted: false };
   }
   if (!originAllowed(header("origin"))) {
-    return errorReply(403, "forbidden_origin", "Origin must be a loopback origin");
+    const reply = errorReply(403, "forbidden_origin", "Origin must be a loopback origin");
+    return { reply, trusted: false };
   }
-  if (routed.path === "/health") return { status: 200, body: { ok: true } };
-  if (!authorized(header("authorization"), ctx.token)) return UNAUTHORIZED;
+  if (routed.path === "/health") return { reply: null, trusted: false };
+  if (!authorized(header("authorization"), ctx.token)) {
+    return { reply: UNAUTHORIZED, trusted: false };
+  }
+  return { reply: null, trusted: true };
+}
+
+/**
+ * The gate in contract order, then the endpoint. A request the HTTP layer already `admitted` has
+ * passed the head's checks (before its body was read), so they are not run twice.
+ */
+function handle(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
+  if (!req.admitted) {
+    const checked = gate(ctx, req);
+    if (checked.reply !== null) return checked.reply;
+  }
+  if (req.path === "/health") return { status: 200, body: { ok: true } };
   const clock = ctx.clock ?? Date.now;
-  if (routed.path === "/api/prose/status") {
+  if (req.path === "/api/prose/status") {
     return { status: 200, body: backendStatus(ctx, clock()) };
   }
-  if (!isJsonContentType(header("content-type"))) {
+  if (!isJsonContentType(req.headers.get("content-type") ?? null)) {
     return errorReply(415, "unsupported_media_type", "Content-Type must be application/json");
   }
   if (req.bodyTooLarge) return errorReply(413, "payload_too_large", TOO_LARGE);
@@ -473,6 +497,14 @@ export async function startProseServer(options: StartOptions): Promise<RunningSe
   const http = serveHttp({
     listener,
     handler: createProseHandler(ctx),
+    // The head's checks run before any body byte is read: a client without the token is answered
+    // from its head and never holds a connection (references/prose.md#limits).
+    admit: (head) => {
+      const checked = gate(ctx, head);
+      return checked.reply === null
+        ? { trusted: checked.trusted }
+        : { trusted: false, response: toHttpResponse(checked.reply) };
+    },
     protocolError: (status, error, message) => toHttpResponse(errorReply(status, error, message)),
     limits: { ...options.limits, maxBodyBytes: MAX_BODY_BYTES },
   });
