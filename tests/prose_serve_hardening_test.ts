@@ -7,10 +7,19 @@
  * `#threat-model`). Every wait is on a condition, with a generous cap.
  */
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { lines, makeTempDir, removeDir } from "./_helpers.ts";
-import { spawnServe } from "./_prose_fixtures.ts";
+import { DatabaseSync } from "node:sqlite";
+import {
+  denoAsUser,
+  lines,
+  makeSharedTempDir,
+  makeTempDir,
+  removeDir,
+  runTool,
+  runToolAsync,
+} from "./_helpers.ts";
+import { prose, spawnServe } from "./_prose_fixtures.ts";
 import { startProseServer } from "../lib/prose/server.ts";
 
 /** A fresh `CELLM_DIR` with an owner-only `prose/` directory. */
@@ -186,6 +195,241 @@ Deno.test("64 unauthenticated connections with a full head and a body that never
     attacking = false;
     await server.shutdown();
     await Promise.all(attackers);
+    removeDir(root);
+  }
+});
+
+// --- the CLI trusts only the server that wrote serve.json (issue 23.6) ----------------------------
+
+/** A status document and a toggle answer that claim what the flag file does not say. */
+function forgedAnswers(root: string): { status: unknown; toggle: unknown } {
+  const real = JSON.parse(
+    runTool("prose", ["status", "--json", "--local"], { env: { CELLM_DIR: root } }).stdout,
+  );
+  const flag = { level: "full", ttl: { unit: "explicit", value: 0 }, expiresAt: null };
+  const status = {
+    ...real,
+    via: "backend",
+    state: "active",
+    reason: null,
+    field: null,
+    effectiveLevel: "full",
+    flag: { ...flag, activatedAt: 1_800_000_000_000, source: "manual" },
+    mirror: null,
+    drift: true,
+    driftKeys: [],
+  };
+  const absent = { ...real, via: "backend", state: "absent", effectiveLevel: "off", flag: null };
+  const toggle = {
+    ok: true,
+    action: "off",
+    result: "cleared",
+    status: { ...absent, mirror: null, drift: true, driftKeys: [] },
+    mirror: { ok: true },
+  };
+  return { status, toggle };
+}
+
+/** The impostor: answers every request with the forged documents and logs each Authorization. */
+const IMPOSTOR = `
+const [port, answers, log] = Deno.args;
+const forged = JSON.parse(Deno.readTextFileSync(answers));
+for (let i = 0; ; i++) {
+  try {
+    Deno.serve({ hostname: "127.0.0.1", port: Number(port), onListen: () => console.log("listening") }, (req) => {
+      Deno.writeTextFileSync(log, (req.headers.get("authorization") ?? "-") + "\\n", { append: true });
+      const path = new URL(req.url).pathname;
+      return Response.json(path === "/api/prose/status" ? forged.status : forged.toggle);
+    });
+    break;
+  } catch (e) {
+    if (i > 200) throw e;
+    await new Promise((r) => setTimeout(r, 50));
+  }
+}
+`;
+
+/** Check what the CLI printed against the flag file, and that the impostor never saw `token`. */
+async function assertNotFooled(root: string, url: string, log: string, token: string | null) {
+  const env = { CELLM_DIR: root, CELLM_WORKER_URL: url };
+  assert.equal(prose(root, ["on", "explicit", "--level", "minimal"]).code, 0);
+  const status = await runToolAsync("prose", ["status", "--json"], { env });
+  const doc = JSON.parse(status.stdout);
+  assert.equal(
+    doc.effectiveLevel,
+    "minimal",
+    `a forged effectiveLevel was handed out: ${status.stderr}`,
+  );
+  const off = await runToolAsync("prose", ["off"], { env });
+  const flagLeft = existsSync(join(root, "prose", ".active"));
+  if (off.stdout.includes("result=cleared")) {
+    assert.equal(flagLeft, false, `\`cleared\` printed while the flag stays active: ${off.stdout}`);
+  }
+  assert.equal(flagLeft, false, `off did not clear the flag: ${off.stdout}${off.stderr}`);
+  assert.match(
+    off.stdout,
+    /^PROSE: via=filesystem backend=unreachable url=\S+ reason=unverified$/m,
+  );
+  assert.match(off.stdout, /^PROSE: action=off result=cleared$/m);
+  const seen = existsSync(log) ? readFileSync(log, "utf8") : "";
+  assert.ok(seen.length > 0, "the impostor was never asked: the test proved nothing");
+  if (token !== null) {
+    assert.equal(seen.includes(token), false, "the token was sent to the impostor");
+  }
+}
+
+Deno.test("another uid on the recorded port after kill -9 of the real server: no false `cleared`, no forged level, no token (issue 23.6)", async () => {
+  const shared = makeSharedTempDir("prose-impostor-");
+  const root = join(shared, "cellm");
+  const dir = join(root, "prose");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const script = join(shared, "impostor.ts");
+  writeFileSync(script, IMPOSTOR);
+  const answers = join(shared, "answers.json");
+  writeFileSync(answers, JSON.stringify(forgedAnswers(root)));
+  const log = join(shared, "seen.log");
+  writeFileSync(log, "");
+  chmodSync(log, 0o666);
+  const run = denoAsUser(["run", "-A", script]);
+  if (run === undefined) return;
+  const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+  const port = new URL(child.url).port;
+  const token = tokenOf(dir);
+  await child.stop("SIGKILL");
+  assert.equal(existsSync(join(dir, "serve.json")), true, "a killed server leaves its record");
+  const [program, ...args] = run.command;
+  const impostor = new Deno.Command(program, {
+    args: [...args, port, answers, log],
+    clearEnv: true,
+    env: run.env,
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  try {
+    const reader = impostor.stdout.getReader();
+    const first = await reader.read();
+    assert.match(new TextDecoder().decode(first.value), /listening/);
+    reader.releaseLock();
+    await assertNotFooled(root, child.url, log, token);
+  } finally {
+    impostor.kill("SIGKILL");
+    await impostor.status;
+    await impostor.stdout.cancel().catch(() => {});
+    await impostor.stderr.cancel().catch(() => {});
+    removeDir(shared);
+  }
+});
+
+Deno.test("with no serve.json, whatever answers on the backend port is not believed (issue 23.6)", async () => {
+  const { root, dir } = freshRoot();
+  const forged = forgedAnswers(root);
+  const log = join(dir, "..", "seen.log");
+  const trap = Deno.serve({ hostname: "127.0.0.1", port: 0, onListen: () => {} }, (req) => {
+    writeFileSync(log, (req.headers.get("authorization") ?? "-") + "\n", { flag: "a" });
+    const path = new URL(req.url).pathname;
+    return Response.json(path === "/api/prose/status" ? forged.status : forged.toggle);
+  });
+  try {
+    await assertNotFooled(root, `http://127.0.0.1:${trap.addr.port}`, log, null);
+  } finally {
+    await trap.shutdown();
+    removeDir(root);
+  }
+});
+
+Deno.test("SIGHUP ends serve cleanly and removes serve.json, like SIGTERM (issue 23.6)", async () => {
+  const { root, dir } = freshRoot();
+  const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+  assert.equal(existsSync(join(dir, "serve.json")), true);
+  const done = await child.stop("SIGHUP");
+  assert.equal(done.code, 0, done.stderr);
+  assert.equal(lines(done.stdout).at(-1), "PROSE: serve stopped signal=SIGHUP");
+  assert.equal(lines(done.stderr).at(-1), "✅ EXIT:0");
+  assert.equal(existsSync(join(dir, "serve.json")), false);
+  removeDir(root);
+});
+
+// --- a slow answer never turns into a second, local transition (issue 23.7) ---------------------
+
+Deno.test("a mirror write stuck behind another program's transaction: the CLI waits for the server's answer (issue 23.7)", async () => {
+  const { root, dir } = freshRoot();
+  const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+  const env = { CELLM_DIR: root, CELLM_WORKER_URL: child.url };
+  const other = new DatabaseSync(join(dir, "prose.db"));
+  try {
+    const on = await runToolAsync("prose", ["on", "explicit"], { env });
+    assert.equal(lines(on.stdout)[1], "PROSE: action=on result=activated", on.stderr);
+    // Another program holds the write lock for longer than the server's busy timeout.
+    other.exec("BEGIN IMMEDIATE");
+    const off = await runToolAsync("prose", ["off"], { env });
+    other.exec("ROLLBACK");
+    assert.equal(off.code, 0, off.stderr);
+    assert.deepEqual(lines(off.stdout).slice(0, 2), [
+      `PROSE: via=backend url=${child.url}`,
+      "PROSE: action=off result=cleared",
+    ]);
+    assert.doesNotMatch(off.stderr, /backend unreachable/);
+    assert.equal(existsSync(join(dir, ".active")), false);
+    // The mirror missed that write: status says so.
+    const status = await runToolAsync("prose", ["status"], { env });
+    assert.match(status.stdout, /^PROSE: mirror drift=true /m);
+  } finally {
+    other.close();
+    await child.stop("SIGTERM");
+    removeDir(root);
+  }
+});
+
+Deno.test("a toggle the server holds for the lock's whole wait: the CLI reports the server's busy, never re-runs it (issue 23.7)", async () => {
+  const { root, dir } = freshRoot();
+  const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+  const release = holdLock(dir);
+  try {
+    const env = { CELLM_DIR: root, CELLM_WORKER_URL: child.url };
+    const on = await runToolAsync("prose", ["on"], { env });
+    assert.equal(on.code, 1, on.stderr);
+    assert.deepEqual(lines(on.stdout), [
+      `PROSE: via=backend url=${child.url}`,
+      "PROSE: action=on result=refused reason=busy",
+    ]);
+    assert.match(on.stderr, /^PROSE-ERROR: code=busy /m);
+    assert.equal(existsSync(join(dir, ".active")), false);
+  } finally {
+    release();
+    await child.stop("SIGTERM");
+    removeDir(root);
+  }
+});
+
+Deno.test("the recorded server takes the toggle and never answers: rc 1, nothing run locally (issue 23.7)", async () => {
+  const { root, dir } = freshRoot();
+  const sockets: Deno.Conn[] = [];
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const accepting = (async () => {
+    for await (const conn of listener) sockets.push(conn);
+  })();
+  const port = (listener.addr as Deno.NetAddr).port;
+  writeFileSync(
+    join(dir, "serve.json"),
+    JSON.stringify({ port, pid: Deno.pid, token: "ab".repeat(32) }) + "\n",
+    { mode: 0o600 },
+  );
+  try {
+    const url = `http://127.0.0.1:${port}`;
+    const r = await runToolAsync("prose", ["on"], {
+      env: { CELLM_DIR: root, CELLM_WORKER_URL: url },
+    });
+    assert.equal(r.code, 1, r.stderr);
+    assert.deepEqual(lines(r.stdout), [`PROSE: via=backend url=${url}`]);
+    assert.match(
+      lines(r.stderr)[0],
+      /^PROSE-ERROR: code=timeout the backend did not answer within 8000 ms; the flag may have changed \(run prose status\); nothing was run locally$/,
+    );
+    assert.equal(existsSync(join(dir, ".active")), false, "a second, local transition");
+  } finally {
+    listener.close();
+    await accepting.catch(() => {});
+    for (const s of sockets) s.close();
     removeDir(root);
   }
 });

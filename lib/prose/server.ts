@@ -47,7 +47,14 @@ import {
   WorkerJsonSchema,
 } from "./schema.ts";
 import { expectedMirror, statusDocument } from "./status.ts";
-import { authorized, newToken, removeServeRecord, writeServeRecord } from "./token.ts";
+import {
+  authorized,
+  newToken,
+  proofNonce,
+  removeServeRecord,
+  responseProof,
+  writeServeRecord,
+} from "./token.ts";
 
 /** The bind address: loopback only, never configurable. */
 const BIND_HOST = "127.0.0.1";
@@ -355,21 +362,14 @@ export function gate(
     return { reply, trusted: false };
   }
   if (routed.path === "/health") return { reply: null, trusted: false };
-  if (!authorized(header("authorization"), ctx.token)) {
+  if (!authorized(header("authorization"), ctx.token, head)) {
     return { reply: UNAUTHORIZED, trusted: false };
   }
   return { reply: null, trusted: true };
 }
 
-/**
- * The gate in contract order, then the endpoint. A request the HTTP layer already `admitted` has
- * passed the head's checks (before its body was read), so they are not run twice.
- */
-function handle(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
-  if (!req.admitted) {
-    const checked = gate(ctx, req);
-    if (checked.reply !== null) return checked.reply;
-  }
+/** The endpoint of a request that passed the gate. */
+function endpoint(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
   if (req.path === "/health") return { status: 200, body: { ok: true } };
   const clock = ctx.clock ?? Date.now;
   if (req.path === "/api/prose/status") {
@@ -401,17 +401,34 @@ function handle(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
 export function createProseHandler(
   ctx: ServerContext,
 ): (req: HttpRequest) => HttpResponse | Promise<HttpResponse> {
-  const internal = (e: unknown) =>
-    toHttpResponse(errorReply(500, "internal", sanitizeMessage(firstLine(e))));
   return (req) => {
+    // The gate, unless the HTTP layer already ran it on the head (before reading the body).
+    if (!req.admitted) {
+      const checked = gate(ctx, req);
+      if (checked.reply !== null) return toHttpResponse(checked.reply);
+    }
+    // A request that proved the token gets its answer proved back: the CLI believes nothing else
+    // (references/prose.md#authentication).
+    const nonce = req.path === "/health"
+      ? null
+      : proofNonce(req.headers.get("authorization") ?? null);
+    const finish = (reply: Reply): HttpResponse => {
+      const res = toHttpResponse(reply);
+      if (nonce !== null) {
+        res.headers["Prose-Proof"] = responseProof(ctx.token, nonce, res.status, res.body);
+      }
+      return res;
+    };
+    const internal = (e: unknown) =>
+      finish(errorReply(500, "internal", sanitizeMessage(firstLine(e))));
     let reply: Reply | Promise<Reply>;
     try {
-      reply = handle(ctx, req);
+      reply = endpoint(ctx, req);
     } catch (e) {
       return internal(e);
     }
     // Only a toggle is asynchronous (it may wait for the lock); the rest answers at once.
-    return reply instanceof Promise ? reply.then(toHttpResponse, internal) : toHttpResponse(reply);
+    return reply instanceof Promise ? reply.then(finish, internal) : finish(reply);
   };
 }
 
@@ -528,9 +545,12 @@ export async function startProseServer(options: StartOptions): Promise<RunningSe
   };
 }
 
-/** SIGINT/SIGTERM listeners: `signal` resolves with the first one's name; `cancel` removes them. */
+/**
+ * SIGINT/SIGTERM/SIGHUP listeners (a closed terminal ends `serve` as cleanly as Ctrl-C):
+ * `signal` resolves with the first one's name; `cancel` removes them.
+ */
 export function watchSignals(): { signal: Promise<Deno.Signal>; cancel: () => void } {
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   let listeners: (() => void)[] = [];
   const cancel = () => {
     signals.forEach((s, i) => Deno.removeSignalListener(s, listeners[i]));
