@@ -433,3 +433,36 @@ Deno.test("the recorded server takes the toggle and never answers: rc 1, nothing
     removeDir(root);
   }
 });
+
+Deno.test("a mirror write waiting behind another program's transaction does not stall /health (issue 23.3)", async () => {
+  const { root, dir } = freshRoot();
+  const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+  const other = new DatabaseSync(join(dir, "prose.db"));
+  try {
+    const token = tokenOf(dir);
+    other.exec("BEGIN IMMEDIATE");
+    const order: string[] = [];
+    const waiting = toggle(child.url, token, { action: "on" }).then(async (res) => {
+      order.push("toggle");
+      return await res.json();
+    });
+    // The flag is written before the mirror: once it is there, the mirror write is under way.
+    for (const deadline = Date.now() + 30_000; !existsSync(join(dir, ".active"));) {
+      if (Date.now() > deadline) throw new Error("the toggle never wrote the flag");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const health = await fetch(`${child.url}/health`);
+    assert.deepEqual(await health.json(), { ok: true });
+    order.push("health");
+    // Released while the server still retries: the write goes through after all.
+    other.exec("ROLLBACK");
+    const done = await waiting;
+    assert.equal(order[0], "health", `the toggle's mirror write blocked the server: ${order}`);
+    assert.equal(done.result, "activated");
+    assert.deepEqual(done.mirror, { ok: true }, "the write was retried once the lock was free");
+  } finally {
+    other.close();
+    await child.stop("SIGTERM");
+    removeDir(root);
+  }
+});

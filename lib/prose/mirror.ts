@@ -207,7 +207,9 @@ export async function loadMirrorOpener(): Promise<(path: string) => ProseMirror>
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(path);
-      db.exec("PRAGMA busy_timeout = 1000");
+      // Never wait inside SQLite: that would block the server's event loop. A write that finds
+      // the database locked fails at once and the server retries it on timers (server.ts).
+      db.exec("PRAGMA busy_timeout = 0");
       db.exec("PRAGMA journal_mode = WAL");
       // WAL + NORMAL never corrupts the file; a power cut may lose the last commit, which only
       // shows as drift until the next toggle or sync re-derives the rows from the flag file.

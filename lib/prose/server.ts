@@ -5,10 +5,11 @@
  * flag file stays the source of truth), re-reads it, and mirrors what it read into SQLite in one
  * transaction. HTTP itself, with its connection cap and deadlines, is `http.ts`.
  *
- * A toggle waits for the flag's lock on timers (the event loop keeps answering `/health` and
- * status meanwhile); once it holds the lock, the flag write, the fresh read and the mirror write run
- * synchronously, so they never interleave with another request. Only the CLI's `serve` imports
- * this module.
+ * A toggle waits for the flag's lock, and a mirror write for a database another program holds,
+ * on timers: the event loop keeps answering `/health` and status meanwhile. Once it holds the lock
+ * the flag write runs synchronously; each mirror write derives its rows from a fresh read of the
+ * flag file, so one that ran late never undoes a newer toggle. Only the CLI's `serve` imports this
+ * module.
  *
  * @module
  */
@@ -312,18 +313,43 @@ function failureReply(outcome: OpResult): Reply {
   return errorReply(409, outcome.result, message, { reason: outcome.reason ?? outcome.result });
 }
 
+/** How long a mirror write is retried while another program holds the database (ms). */
+export const MIRROR_BUSY_MS = 1000;
+
+/** True for a write refused because another connection holds the database's write lock. */
+function isBusy(e: unknown): boolean {
+  return e instanceof Error && /database is (locked|busy)$/.test(e.message);
+}
+
+/**
+ * Mirror what the flag file says now. A database locked by another program is retried on timers
+ * for {@linkcode MIRROR_BUSY_MS} (never a wait that blocks the event loop), each time from a fresh
+ * read, so a toggle that ran meanwhile is never undone in the mirror.
+ */
+async function mirrorFlag(
+  ctx: ServerContext,
+  now: number,
+): Promise<{ read: FlagRead; mirrored: boolean }> {
+  const deadline = performance.now() + MIRROR_BUSY_MS;
+  for (let wait = 1;; wait = Math.min(wait * 2, 25)) {
+    // Mirror what the flag file now says, not what was asked: the file is the source of truth.
+    const read = readProseFlag({ ...ctx.opts, now });
+    try {
+      ctx.mirror.write(expectedMirror(read), now);
+      return { read, mirrored: true };
+    } catch (e) {
+      const left = deadline - performance.now();
+      if (!isBusy(e) || left <= 0) return { read, mirrored: false };
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
+    }
+  }
+}
+
 async function toggle(ctx: ServerContext, request: ToggleRequest, now: number): Promise<Reply> {
   // Waiting for the flag's lock never blocks the event loop (references/prose.md#concurrency).
   const outcome = await applyToggleAsync(request, { ...ctx.opts, now });
   if (!outcome.ok) return failureReply(outcome);
-  // Mirror what the flag file now says, not what was asked: the file is the source of truth.
-  const read = readProseFlag({ ...ctx.opts, now });
-  let mirrored = true;
-  try {
-    ctx.mirror.write(expectedMirror(read), now);
-  } catch {
-    mirrored = false;
-  }
+  const { read, mirrored } = await mirrorFlag(ctx, now);
   const body: { [key: string]: unknown } = {
     ok: true,
     action: request.action,
