@@ -29,8 +29,8 @@ const BACKEND_TIMEOUT_MS = 1000;
 /**
  * Timeout of a toggle sent to the server that wrote `serve.json`, in milliseconds. It must exceed
  * the server's own longest answer — the lock wait (5 s, `LOCK_WAIT_MS`) plus the mirror write's
- * retries (1 s, `MIRROR_BUSY_MS`) — so the CLI never gives up on a toggle the server is still carrying out
- * (`references/prose.md#cli-delegation`).
+ * retries (1 s, `MIRROR_BUSY_MS`) — so the CLI never gives up on a toggle the server is still
+ * carrying out (`references/prose.md#cli-delegation`; `server_test.ts` holds the relation).
  */
 export const TOGGLE_TIMEOUT_MS = 8000;
 

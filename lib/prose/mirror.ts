@@ -141,6 +141,10 @@ export class ProseMirror {
   constructor(path: string, db: DatabaseSync) {
     this.path = path;
     this.#db = db;
+    // From now on, never wait inside SQLite: that would block the server's event loop. A write
+    // that finds the database locked fails at once and the server retries it on timers
+    // (server.ts, references/prose.md#mirror); opening may still wait, before anything is served.
+    db.exec("PRAGMA busy_timeout = 0");
   }
 
   /** The stored value of each mirrored key (`null` for a missing row). */
@@ -207,9 +211,7 @@ export async function loadMirrorOpener(): Promise<(path: string) => ProseMirror>
     let db: DatabaseSync | undefined;
     try {
       db = new DatabaseSync(path);
-      // Never wait inside SQLite: that would block the server's event loop. A write that finds
-      // the database locked fails at once and the server retries it on timers (server.ts).
-      db.exec("PRAGMA busy_timeout = 0");
+      db.exec("PRAGMA busy_timeout = 1000");
       db.exec("PRAGMA journal_mode = WAL");
       // WAL + NORMAL never corrupts the file; a power cut may lose the last commit, which only
       // shows as drift until the next toggle or sync re-derives the rows from the flag file.
