@@ -683,3 +683,28 @@ export async function codeCachedScripts(denoDir: string): Promise<string[]> {
     db.close();
   }
 }
+
+/**
+ * The command line (and environment) that runs `deno <args>` as the unprivileged user (uid = gid
+ * = {@linkcode UNPRIVILEGED_ID}, no groups) with a DENO_DIR and a HOME it can use: a helper process
+ * of a cross-user test (say, another user's listener). `undefined`, with the reason printed as a
+ * `SKIP:` line, when that cannot run here (not root, a binary target, no staged runtime).
+ */
+export function denoAsUser(
+  args: string[],
+): { command: string[]; env: Record<string, string> } | undefined {
+  const reason = !IS_ROOT
+    ? "needs root to run a second uid"
+    : TARGET === "binary"
+    ? "a binary target stages no deno runtime for another uid"
+    : asUserUnavailable();
+  if (reason !== undefined) {
+    console.log(`SKIP: ${reason}`);
+    return undefined;
+  }
+  const setup = userSetup as Extract<UserSetup, { ok: true }>;
+  return {
+    command: [...dropPrivileges(), setup.place.runtime, ...args],
+    env: buildEnv({ HOME: setup.home, DENO_DIR: setup.denoDir }),
+  };
+}

@@ -99,7 +99,7 @@ export interface ServeChild {
   /** Everything printed on stdout so far (the listening line first). */
   stdout: () => string;
   /** Send `signal` and wait for the exit: code and full output. */
-  stop: (signal: "SIGTERM" | "SIGINT") => Promise<{ code: number; stdout: string; stderr: string }>;
+  stop: (signal: Deno.Signal) => Promise<{ code: number; stdout: string; stderr: string }>;
 }
 
 /**

@@ -15,13 +15,16 @@ import {
 } from "node:fs";
 import { join } from "node:path";
 import {
+  baseEnv,
   IS_ROOT,
   lines,
   makeSharedTempDir,
+  makeTempDir,
   runToolAsUser,
   runToolAsync,
   skipWithoutUnprivilegedUser,
   TARGET_TAKES_DENO_FLAGS,
+  toolArgv,
   UNPRIVILEGED_ID,
 } from "./_helpers.ts";
 import { flagPath, freshRoot, NOW, out, prose } from "./_prose_fixtures.ts";
@@ -222,4 +225,122 @@ Deno.test("a lock held by a live process: writers give up with code=busy (rc 1),
   } finally {
     clearInterval(fresh);
   }
+});
+
+// --- issue 23: locks that cannot be broken, and a file system whose clock is not ours -----------
+
+/** Run `prose args` as a child that is killed after `capMs` (a cap: a hang fails the test). */
+async function proseCapped(
+  args: string[],
+  env: Record<string, string>,
+  capMs = 60_000,
+): Promise<{ code: number; stdout: string; stderr: string; killed: boolean }> {
+  const [program, ...argv] = toolArgv("prose");
+  const signal = AbortSignal.timeout(capMs);
+  const r = await new Deno.Command(program, {
+    args: [...argv, ...args],
+    clearEnv: true,
+    env: { ...baseEnv(), ...env },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+    signal,
+  }).output();
+  const dec = new TextDecoder();
+  return {
+    code: r.code,
+    stdout: dec.decode(r.stdout),
+    stderr: dec.decode(r.stderr),
+    killed: signal.aborted,
+  };
+}
+
+Deno.test("a stale lock that cannot be removed (a directory at D/.lock) ends `refused reason=busy`, not a spin (issue 23.2)", async () => {
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "4", "turns"]).code, 0);
+  const before = readFileSync(flagPath(root), "utf8");
+  const lock = join(root, "prose", ".lock");
+  mkdirSync(join(lock, "left-behind"), { recursive: true });
+  const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+  for (const args of [["consume"], ["on", "block"]]) {
+    const r = await proseCapped([...args, "--local"], env);
+    assert.equal(r.killed, false, `${args.join(" ")} hung behind the lock`);
+    assert.equal(r.code, 1, r.stderr);
+    assert.equal(lines(r.stdout)[0], `PROSE: action=${args[0]} result=refused reason=busy`);
+    assert.match(lines(r.stderr)[0], new RegExp(`^PROSE-ERROR: code=busy ${lock}: `));
+    assert.equal(lines(r.stderr).at(-1), "❌ FAILED EXIT:1");
+  }
+  assert.equal(readFileSync(flagPath(root), "utf8"), before);
+  assert.equal(existsSync(join(lock, "left-behind")), true, "the directory is left alone");
+});
+
+Deno.test("a killed command's lock in a read-only D ends `refused reason=busy` (issue 23.2)", () => {
+  if (skipWithoutUnprivilegedUser()) return;
+  const shared = makeSharedTempDir("prose-ro-lock-");
+  const root = join(shared, "cellm");
+  const dir = join(root, "prose");
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const old = payload(3);
+  writeFileSync(join(dir, ".active"), old, { mode: 0o600 });
+  // The lock of a command killed with SIGKILL: its pid is gone.
+  writeFileSync(join(dir, ".lock"), "4194305 0123456789abcdef\n", { mode: 0o600 });
+  if (IS_ROOT) {
+    for (const p of [root, dir, join(dir, ".active"), join(dir, ".lock")]) {
+      chownSync(p, UNPRIVILEGED_ID, UNPRIVILEGED_ID);
+    }
+  }
+  chmodSync(dir, 0o500);
+  const r = runToolAsUser("prose", ["consume", "--local"], {
+    env: { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) },
+  });
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(lines(r.stdout)[0], "PROSE: action=consume result=refused reason=busy");
+  assert.equal(lines(r.stderr).at(-1), "❌ FAILED EXIT:1");
+  assert.equal(readFileSync(join(dir, ".active"), "utf8"), old);
+});
+
+Deno.test("30 concurrent consumes while the file system stamps every lock 60 s ahead: 30 turns, no conflict (issue 23.9)", async () => {
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "40", "turns"]).code, 0);
+  const lock = join(root, "prose", ".lock");
+  const stop = join(makeTempDir("prose-skew-"), "stop");
+  // A separate process plays the NFS server whose clock is 60 s ahead: each new lock file gets
+  // a modification time in the future the moment it appears.
+  const skewer = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `let last = -1, stamped = 0;
+       while (true) {
+         try { Deno.statSync(${JSON.stringify(stop)}); break; } catch { /* go on */ }
+         try {
+           const st = Deno.lstatSync(${JSON.stringify(lock)});
+           if (st.ino !== last) {
+             const t = new Date(Date.now() + 60_000);
+             Deno.utimeSync(${JSON.stringify(lock)}, t, t);
+             last = st.ino; stamped++;
+           }
+         } catch { /* no lock now */ }
+       }
+       console.log(stamped);`,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+  let runs;
+  try {
+    runs = await Promise.all(
+      Array.from({ length: 30 }, () => runToolAsync("prose", ["consume", "--local"], { env })),
+    );
+  } finally {
+    writeFileSync(stop, "");
+  }
+  const stamped = Number(new TextDecoder().decode((await skewer.output()).stdout).trim());
+  assert.ok(stamped > 0, "the skewer stamped no lock: the test proved nothing");
+  const results = runs.map((r) => lines(r.stdout)[0]);
+  assert.deepEqual(
+    results.filter((l) => !/^PROSE: action=consume result=decremented remaining=[0-9]+$/.test(l)),
+    [],
+  );
+  assert.equal(JSON.parse(readFileSync(flagPath(root), "utf8")).ttl.value, 10);
 });

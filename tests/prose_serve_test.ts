@@ -433,7 +433,7 @@ Deno.test("a reopened database keeps its rows", async () => {
   }
 });
 
-Deno.test("a failed mirror write still answers 200 and the status shows drift", () => {
+Deno.test("a failed mirror write still answers 200 and the status shows drift", async () => {
   const root = makeTempDir("prose-serve-");
   try {
     const broken: MirrorStore = {
@@ -445,7 +445,7 @@ Deno.test("a failed mirror write still answers 200 and the status shows drift", 
       },
     };
     const handler = createProseHandler({ port: 9, token: "t", opts: { root }, mirror: broken });
-    const res = handler({
+    const res = await handler({
       method: "POST",
       path: "/api/prose/toggle",
       headers: new Map([

@@ -4,13 +4,16 @@
  * but UTF-8 JSON), and the one delegation client: a call with a timeout, classified into success,
  * a rejection the CLI must report, or a failure that makes the CLI fall back to the flag file.
  * Documents received are parsed through their schema; the CLI escapes their strings where it
- * prints them. Requests carry the server's bearer token when the CLI has it (`token.ts`).
+ * prints them. When the CLI has the server's token, a request proves it without sending it and
+ * only an answer proved by the server is believed (`token.ts`).
  *
  * @module
  */
 
 import type * as z from "../_zod.ts";
 import { isPermissionError } from "../_fs/errors.ts";
+import { randomHex } from "../random.ts";
+import { requestMac, responseProof } from "./token.ts";
 import {
   ErrorBodySchema,
   type StatusDocument,
@@ -22,6 +25,14 @@ import {
 
 /** Per-request timeout of a delegated command, in milliseconds. */
 const BACKEND_TIMEOUT_MS = 1000;
+
+/**
+ * Timeout of a toggle sent to the server that wrote `serve.json`, in milliseconds. It must exceed
+ * the server's own longest answer — the lock wait (5 s, `LOCK_WAIT_MS`) plus the mirror write's
+ * retries (1 s, `MIRROR_BUSY_MS`) — so the CLI never gives up on a toggle the server is still
+ * carrying out (`references/prose.md#cli-delegation`; `server_test.ts` holds the relation).
+ */
+export const TOGGLE_TIMEOUT_MS = 8000;
 
 /** Largest response body the client reads, in bytes; more is a `bad-response`. */
 const MAX_RESPONSE_BYTES = 65536;
@@ -70,7 +81,8 @@ export type FallbackReason =
   | "timeout"
   | "not-found"
   | "server-error"
-  | "bad-response";
+  | "bad-response"
+  | "unverified";
 
 /** A final answer of the backend that is not a success: reported, never retried locally. */
 export interface Rejection {
@@ -124,7 +136,10 @@ export interface BackendRequest {
   body?: unknown;
   /** Timeout in milliseconds (default {@linkcode BACKEND_TIMEOUT_MS}). */
   timeoutMs?: number;
-  /** The server's bearer token, sent as `Authorization: Bearer <token>`. */
+  /**
+   * The server's token: the request proves it (`Authorization: Prose <nonce> <mac>`; the token is
+   * never sent) and any answer without the matching `Prose-Proof` is `unverified`.
+   */
   token?: string;
 }
 
@@ -142,7 +157,13 @@ export async function backendCall<T>(
   const signal = AbortSignal.timeout(request.timeoutMs ?? BACKEND_TIMEOUT_MS);
   const headers: Record<string, string> = { Accept: "application/json" };
   if (request.body !== undefined) headers["Content-Type"] = "application/json";
-  if (request.token !== undefined) headers.Authorization = `Bearer ${request.token}`;
+  const token = request.token;
+  const nonce = randomHex(16);
+  if (token !== undefined) {
+    headers.Authorization = `Prose ${nonce} ${
+      requestMac(token, nonce, request.method, request.path)
+    }`;
+  }
   let response: Response;
   try {
     response = await fetch(`${url}${request.path}`, {
@@ -167,6 +188,13 @@ export async function backendCall<T>(
     };
   }
   const status = response.status;
+  if (token !== undefined) {
+    // Only the server that wrote serve.json knows the token: no other answer is believed.
+    const proof = response.headers.get("prose-proof");
+    if (bytes === undefined || proof !== responseProof(token, nonce, status, bytes)) {
+      return { kind: "fallback", reason: "unverified" };
+    }
+  }
   if (REJECTION_STATUSES.has(status)) {
     const parsed = bytes === undefined
       ? undefined
@@ -191,12 +219,15 @@ export async function backendCall<T>(
   return { kind: "ok", status, body: parsed.data };
 }
 
-/** `POST /api/prose/toggle` with the bearer `token` (when there is one). */
+/**
+ * `POST /api/prose/toggle`, proving the server's `token` when the CLI has it (then with the long
+ * {@linkcode TOGGLE_TIMEOUT_MS}: the server may wait for the flag's lock).
+ */
 export function callToggle(
   url: string,
   request: ToggleRequest,
   token?: string,
-  timeoutMs: number = BACKEND_TIMEOUT_MS,
+  timeoutMs: number = token === undefined ? BACKEND_TIMEOUT_MS : TOGGLE_TIMEOUT_MS,
 ): Promise<BackendOutcome<ToggleResponse>> {
   return backendCall(
     url,
@@ -205,7 +236,7 @@ export function callToggle(
   );
 }
 
-/** `GET /api/prose/status` with the bearer `token` (when there is one). */
+/** `GET /api/prose/status`, proving the server's `token` when the CLI has it. */
 export function callStatus(
   url: string,
   token?: string,

@@ -11,6 +11,7 @@ import {
   rejectionExitCode,
 } from "./backend.ts";
 import type { StatusDocument } from "./schema.ts";
+import { requestMac, responseProof } from "./token.ts";
 import { statusDocument } from "./status.ts";
 
 const HealthBodySchema = z.strictObject({ ok: z.literal(true) });
@@ -181,22 +182,30 @@ const HOSTILE: StatusDocument = {
   },
 };
 
-Deno.test("callStatus and callToggle: the endpoints, the bearer token, documents kept exact", async () => {
+Deno.test("callStatus and callToggle: the endpoints, the token proved (never sent), documents kept exact", async () => {
+  const token = "ab".repeat(32);
   const seen: string[] = [];
-  await withServer((req) => {
-    seen.push(`${req.method} ${new URL(req.url).pathname} ${req.headers.get("authorization")}`);
-    if (req.method === "GET") return json(200, HOSTILE);
-    return json(200, {
-      ok: true,
-      action: "off",
-      result: "cleared",
-      status: HOSTILE,
-      mirror: { ok: true },
-    });
+  await withServer(async (req) => {
+    const path = new URL(req.url).pathname;
+    const auth = req.headers.get("authorization") ?? "-";
+    seen.push(`${req.method} ${path} ${auth.split(" ")[0]}`);
+    // The token's holder: checks the request's MAC, proves its answer.
+    const m = /^Prose ([0-9a-f]{32}) ([0-9a-f]{64})$/.exec(auth);
+    const proved = m !== null && m[2] === requestMac(token, m[1], req.method, path);
+    assert.equal(auth.includes(token), false, "the token itself never travels");
+    const body = new TextEncoder().encode(JSON.stringify(
+      req.method === "GET"
+        ? HOSTILE
+        : { ok: true, action: "off", result: "cleared", status: HOSTILE, mirror: { ok: true } },
+    ));
+    const headers: Record<string, string> = { "Content-Type": "application/json" };
+    if (proved) headers["Prose-Proof"] = responseProof(token, m[1], 200, body);
+    await req.body?.cancel();
+    return new Response(body, { status: 200, headers });
   }, async (url) => {
-    const status = await callStatus(url, "t0k");
+    const status = await callStatus(url, token);
     assert.equal(status.kind, "ok");
-    const toggle = await callToggle(url, { action: "off" });
+    const toggle = await callToggle(url, { action: "off" }, token);
     assert.equal(toggle.kind, "ok");
     // The strings are the server's, unchanged: the CLI escapes them where it prints them.
     for (
@@ -206,8 +215,33 @@ Deno.test("callStatus and callToggle: the endpoints, the bearer token, documents
       assert.equal(doc.flagPath, HOSTILE.flagPath);
       assert.equal(doc.mirror?.CELLM_PROSE_ACTIVE, HOSTILE.mirror?.CELLM_PROSE_ACTIVE);
     }
+    // Without the token nothing is proved; with another token the answer is not believed.
+    assert.equal((await callToggle(url, { action: "off" })).kind, "ok");
+    assert.deepEqual(await callStatus(url, "cd".repeat(32)), {
+      kind: "fallback",
+      reason: "unverified",
+    });
   });
-  assert.deepEqual(seen, ["GET /api/prose/status Bearer t0k", "POST /api/prose/toggle null"]);
+  assert.deepEqual(seen, [
+    "GET /api/prose/status Prose",
+    "POST /api/prose/toggle Prose",
+    "POST /api/prose/toggle -",
+    "GET /api/prose/status Prose",
+  ]);
+});
+
+Deno.test("backendCall: with the token, an answer without the server's proof is unverified, whatever its status", async () => {
+  for (const status of [200, 401, 409, 404, 500]) {
+    await withServer(
+      () => json(status, { ok: false, error: "refused", reason: "busy", message: "m" }),
+      async (url) => {
+        assert.deepEqual(await callToggle(url, { action: "off" }, "ab".repeat(32)), {
+          kind: "fallback",
+          reason: "unverified",
+        });
+      },
+    );
+  }
 });
 
 Deno.test("backendCall: 401 is a final rejection (rc 1), never a fallback", async () => {

@@ -15,7 +15,7 @@ import { writeErr, writeOut } from "../_cli/output.ts";
 import type { ErrorFormat } from "../_cli/run.ts";
 import { selfCommand } from "../_cli/self.ts";
 import { readStdinCapped } from "../_cli/input.ts";
-import type { FallbackReason, Rejection } from "./backend.ts";
+import type { BackendOutcome, FallbackReason, Rejection } from "./backend.ts";
 import { type Invocation, parseCommandLine } from "./cli_args.ts";
 import {
   type ConfigResult,
@@ -325,7 +325,7 @@ function printStatus(doc: StatusDocument, json: boolean, url: string | null, pro
 
 /**
  * A backend rejection (400, 401, 403, 409, 413, 415): final, never retried locally. A 401 also
- * says why the CLI had no token for that backend (`missing`), when it had none.
+ * says why the CLI had no token for that backend (`missing`).
  */
 function printRejection(url: string, action: string, r: Rejection, missing?: string): void {
   const out = [viaLine(url)];
@@ -338,10 +338,9 @@ function printRejection(url: string, action: string, r: Rejection, missing?: str
     err = errorLine(reason, sanitizeMessage(r.message), r.field);
   } else {
     let message = `backend rejected the request (HTTP ${r.status}): ${sanitizeMessage(r.message)}`;
-    if (r.status === 401) {
-      message += missing === undefined
-        ? "; the token of serve.json was refused"
-        : `; no token for this backend: ${missing}`;
+    // With a record, a 401 carries no proof and never gets here (it is `unverified`).
+    if (r.status === 401 && missing !== undefined) {
+      message += `; no token for this backend: ${missing}`;
     }
     err = errorLine(r.error, message, r.field);
   }
@@ -365,19 +364,30 @@ async function withBackend(
   if (url === null) return local();
   // The backend client and the token lookup load only when there is a backend to call
   // (references/startup.md#no-work-the-answer-does-not-need).
-  const { callStatus, callToggle, rejectionExitCode } = await import("./backend.ts");
+  const { callStatus, callToggle, rejectionExitCode, TOGGLE_TIMEOUT_MS } = await import(
+    "./backend.ts"
+  );
   const { backendTarget } = await import("./token.ts");
   const target = backendTarget(url, opts);
+  /**
+   * Without the token nothing an answer says can be checked: only the 401 every prose server
+   * gives a request without it is believed (references/prose.md#authentication).
+   */
+  const believed = <T>(answer: BackendOutcome<T>): BackendOutcome<T> =>
+    target.token !== undefined || answer.kind === "fallback" ||
+      (answer.kind === "rejected" && answer.status === 401)
+      ? answer
+      : { kind: "fallback", reason: "unverified" };
   let failed: Rejection | { kind: "fallback"; reason: FallbackReason };
   if (request.action === "status") {
-    const answer = await callStatus(target.origin, target.token);
+    const answer = believed(await callStatus(target.origin, target.token));
     if (answer.kind === "ok") {
       const doc = answer.body;
       return printStatus(doc, json, url, `${sanitize(doc.flagPath)}: the flag is ${doc.state}`);
     }
     failed = answer;
   } else {
-    const answer = await callToggle(target.origin, request, target.token);
+    const answer = believed(await callToggle(target.origin, request, target.token));
     if (answer.kind === "ok") {
       writeOut(
         viaLine(url),
@@ -391,6 +401,18 @@ async function withBackend(
   if (failed.kind === "rejected") {
     printRejection(url, request.action, failed, target.missing);
     return rejectionExitCode(failed.status);
+  }
+  if (failed.reason === "timeout" && target.token !== undefined && request.action !== "status") {
+    // The server got the toggle and may have carried it out: running it again here would be a
+    // second transition (references/prose.md#cli-delegation).
+    writeOut(viaLine(url));
+    writeErr(
+      errorLine(
+        "timeout",
+        `the backend did not answer within ${TOGGLE_TIMEOUT_MS} ms; the flag may have changed (run prose status); nothing was run locally`,
+      ),
+    );
+    return 1;
   }
   const line = fallbackLine(url, failed.reason);
   if (request.action === "sync") {

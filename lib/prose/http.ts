@@ -4,9 +4,14 @@
  * process holding connections open must never take the backend down.
  *
  * - **Connections**: at most `maxConnections` at once, far below any fd limit. A connection past
- *   the cap takes the place of the open connection that has been idle (or half-sent) the longest;
- *   when every connection is busy with a request, the newcomer is closed. An accept error (`EMFILE`
- *   included) frees a place the same way, waits a moment and goes on: it never ends the server.
+ *   the cap takes the place of a connection that never carried a trusted (authenticated) request,
+ *   the one active the longest ago first, busy or not; else of the trusted one idle the longest;
+ *   when every connection is a trusted one busy with a request, the newcomer is closed. An accept
+ *   error (`EMFILE` included) frees a place the same way, waits a moment and goes on: it never
+ *   ends the server.
+ * - **Admission**: the `admit` hook judges each request from its head, before any body byte is
+ *   read; a request it does not trust is never given its body, so an unauthenticated client cannot
+ *   hold a connection open by never finishing one.
  * - **Deadlines**: a request (head and body) must be complete `headerTimeoutMs` after the
  *   connection was accepted, or after the first byte of a later request arrived; a kept-alive
  *   connection with no request in progress is closed after `idleTimeoutMs`; an answer must be
@@ -32,6 +37,21 @@ export interface HttpRequest {
   body: Uint8Array;
   /** True when the body exceeded `maxBodyBytes` (declared or streamed). */
   bodyTooLarge: boolean;
+  /** True when the `admit` hook let the request through (its head-only checks are done). */
+  admitted?: boolean;
+}
+
+/**
+ * What the `admit` hook decides from a request's head alone, before any of its body is read: an
+ * answer that ends the request there (the body is never read, the connection closes after it), and
+ * whether the request proved it comes from a real client (`trusted`; a connection that carried one
+ * such request is never evicted while it is busy).
+ */
+export interface Admission {
+  /** The request authenticated (or needs no body and no trust to be answered). */
+  trusted: boolean;
+  /** Answer this now, from the head alone. */
+  response?: HttpResponse;
 }
 
 /** An answer: the server adds `Content-Length` and `Connection`. */
@@ -76,6 +96,12 @@ export interface HttpServerOptions {
   listener: Deno.Listener;
   /** Answers a request; a throw closes the connection without an answer. */
   handler: (req: HttpRequest) => HttpResponse | Promise<HttpResponse>;
+  /**
+   * Judge a request from its head, before its body is read (default: every request is trusted).
+   * An untrusted request is never given its body: the handler sees it empty and the connection
+   * closes after the answer, so a client that has not authenticated never holds a slot.
+   */
+  admit?: (head: RequestHead) => Admission;
   /** The answer to a request the server cannot parse (400, 431, 501). */
   protocolError: (status: number, error: string, message: string) => HttpResponse;
   /** Bounds (default {@linkcode DEFAULT_LIMITS}). */
@@ -215,6 +241,8 @@ class Connection {
   pending: Uint8Array = new Uint8Array(0);
   /** True from a complete request head until its answer is written. */
   busy = false;
+  /** True once a request on this connection was trusted (authenticated): a real client's. */
+  trusted = false;
   /** When a byte last arrived or an answer was last written (epoch-ms). */
   lastActivity = Date.now();
   closed = false;
@@ -299,7 +327,14 @@ async function readBytes(c: Connection, n: number): Promise<Uint8Array | null> {
   return c.take(n);
 }
 
-type Body = { bytes: Uint8Array; tooLarge: boolean } | null;
+/** A body read (or left unread: the connection then closes after the answer); null at the end. */
+type Body = { bytes: Uint8Array; tooLarge: boolean; unread?: boolean } | null;
+
+/** True when the head announces a body (chunked, or a non-zero `Content-Length`). */
+function hasBody(head: RequestHead): boolean {
+  const cl = head.headers.get("content-length");
+  return head.headers.has("transfer-encoding") || (cl !== undefined && !/^0+$/.test(cl));
+}
 
 /** Read a chunked body up to `max` bytes; stop reading as soon as it is larger. */
 async function readChunked(c: Connection, max: number): Promise<Body> {
@@ -379,14 +414,24 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
-  /** Close the connection idle (or half-sent) the longest; false when all are busy. */
+  /**
+   * Free a place: close the connection that never carried a trusted request and was active the
+   * longest ago (busy or not), else the trusted one idle the longest; false when every connection
+   * is a trusted one busy with a request.
+   */
   const evict = (): boolean => {
-    let oldest: Connection | undefined;
+    let victim: Connection | undefined;
+    let victimRank = 2;
     for (const c of open) {
-      if (!c.busy && (oldest === undefined || c.lastActivity < oldest.lastActivity)) oldest = c;
+      const rank = !c.trusted ? 0 : c.busy ? 2 : 1;
+      if (rank === 2) continue;
+      if (rank < victimRank || (rank === victimRank && c.lastActivity < victim!.lastActivity)) {
+        victim = c;
+        victimRank = rank;
+      }
     }
-    oldest?.close();
-    return oldest !== undefined;
+    victim?.close();
+    return victim !== undefined;
   };
 
   /** Write an answer within the deadline; true when the connection stays open for another. */
@@ -421,9 +466,18 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
       c.busy = true;
       let head: RequestHead;
       let body: Body;
+      let admission: Admission = { trusted: true };
       try {
         head = parseHead(c.take(end + 4).subarray(0, end));
-        body = await readBody(c, head, limits.maxBodyBytes);
+        admission = options.admit?.(head) ?? admission;
+        if (admission.trusted) c.trusted = true;
+        if (admission.response !== undefined) {
+          await answer(c, admission.response, false, head.method === "HEAD");
+          return;
+        }
+        body = admission.trusted || !hasBody(head)
+          ? await readBody(c, head, limits.maxBodyBytes)
+          : { bytes: new Uint8Array(0), tooLarge: false, unread: true };
       } catch (e) {
         if (!(e instanceof Refusal)) throw e;
         await answer(c, options.protocolError(e.status, e.error, e.message), false, false);
@@ -437,8 +491,9 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
         headers: head.headers,
         body: body.bytes,
         bodyTooLarge: body.tooLarge,
+        admitted: options.admit !== undefined,
       });
-      const keepAlive = !body.tooLarge && wantsKeepAlive(head);
+      const keepAlive = !body.tooLarge && !body.unread && wantsKeepAlive(head);
       if (!await answer(c, response, keepAlive, head.method === "HEAD")) return;
       c.busy = false;
       c.arm(limits.idleTimeoutMs);

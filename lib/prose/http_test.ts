@@ -168,3 +168,66 @@ Deno.test("serveHttp: past the cap, a newcomer takes the place of the longest-id
     for (const c of [first, second, third]) c.close();
   });
 });
+
+Deno.test("serveHttp: an untrusted request never gets its body; untrusted connections lose their place first (issue 23.4)", async () => {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const seen: HttpRequest[] = [];
+  const server = serveHttp({
+    listener,
+    handler: (req): HttpResponse => {
+      seen.push(req);
+      return { status: 200, headers: {}, body: enc(`${req.body.length}`) };
+    },
+    protocolError: (status, error) => ({ status, headers: {}, body: enc(error) }),
+    admit: (head) =>
+      head.path === "/refuse"
+        ? { trusted: false, response: { status: 401, headers: {}, body: enc("no") } }
+        : { trusted: head.headers.get("x-trust") === "1" },
+    limits: { maxConnections: 2 },
+  });
+  const port = (listener.addr as Deno.NetAddr).port;
+  try {
+    // Refused from the head: answered at once, the announced body never awaited.
+    const refused = await Deno.connect({ hostname: "127.0.0.1", port });
+    await refused.write(enc("POST /refuse HTTP/1.1\r\nContent-Length: 100\r\n\r\n"));
+    assert.match(await readAll(refused), /^HTTP\/1.1 401 .*Connection: close\r\n\r\nno$/s);
+    refused.close();
+    // Admitted but untrusted: answered without its body, then closed.
+    const open = await Deno.connect({ hostname: "127.0.0.1", port });
+    await open.write(enc("GET /health HTTP/1.1\r\nContent-Length: 100\r\n\r\nxx"));
+    assert.match(await readAll(open), /Connection: close\r\n\r\n0$/);
+    open.close();
+    // A trusted request busy with its body, and an untrusted half-sent head: a newcomer takes the
+    // untrusted one's place, never the trusted one's.
+    const trusted = await Deno.connect({ hostname: "127.0.0.1", port });
+    await trusted.write(
+      enc("POST /t HTTP/1.1\r\nX-Trust: 1\r\nExpect: 100-continue\r\nContent-Length: 4\r\n\r\n"),
+    );
+    // 100 Continue: the server has judged the head and waits for the body.
+    const buf = new Uint8Array(4096);
+    const got = await trusted.read(buf);
+    assert.match(dec(buf.subarray(0, got ?? 0)), /^HTTP\/1.1 100 Continue\r\n\r\n$/);
+    await trusted.write(enc("ab"));
+    const half = await Deno.connect({ hostname: "127.0.0.1", port });
+    await half.write(enc("GET /hal"));
+    for (const deadline = Date.now() + 30_000; server.connections < 2;) {
+      if (Date.now() > deadline) throw new Error("connections never opened");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    const newcomer = await Deno.connect({ hostname: "127.0.0.1", port });
+    await newcomer.write(enc("GET /n HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert.match(await readAll(newcomer), /^HTTP\/1.1 200 OK/);
+    assert.equal(await readAll(half), "", "the untrusted connection was closed");
+    await trusted.write(enc("cd"));
+    const n = await trusted.read(buf);
+    assert.match(dec(buf.subarray(0, n ?? 0)), /\r\n\r\n4$/);
+    for (const c of [trusted, half, newcomer]) c.close();
+    assert.deepEqual(seen.map((r) => [r.path, r.body.length, r.admitted]), [
+      ["/health", 0, true],
+      ["/n", 0, true],
+      ["/t", 4, true],
+    ]);
+  } finally {
+    await server.shutdown();
+  }
+});

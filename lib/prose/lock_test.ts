@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { existsSync, readdirSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { makeTempDir } from "../../tests/_helpers.ts";
 import { LockBusy, withFlagLock } from "./lock.ts";
@@ -27,9 +27,8 @@ Deno.test("withFlagLock: a fresh lock of a live process is busy; a stale one is 
   assert.ok(busy instanceof LockBusy);
   assert.deepEqual([busy.path, busy.pid], [lock, Deno.pid]);
   assert.equal(existsSync(lock), true, "a busy lock is left alone");
-  const old = new Date(Date.now() - 120_000);
-  Deno.utimeSync(lock, old, old);
-  assert.equal(withFlagLock(dir, () => "ran", { waitMs: 50, staleMs: 60_000 }), "ran");
+  // Seen unchanged for staleMs by the waiter: stale (the file's age is never asked).
+  assert.equal(withFlagLock(dir, () => "ran", { waitMs: 5000, staleMs: 100 }), "ran");
   assert.equal(existsSync(lock), false);
 });
 
@@ -45,4 +44,35 @@ Deno.test({
 
 Deno.test("withFlagLock: a directory it cannot write is not locked (the guarded write fails alike)", () => {
   assert.equal(withFlagLock("/nonexistent-dir-for-lock", () => "ran"), "ran");
+});
+
+// --- issue 23: locks that cannot be broken, and clocks that disagree -----------------------------
+
+Deno.test("withFlagLock: a stale lock that cannot be removed ends busy at the deadline, never a spin (issue 23.2)", () => {
+  const dir = makeTempDir("prose-lock-");
+  // A directory at the lock's path: not removable (it is not empty), and it has no pid.
+  mkdirSync(join(dir, ".lock", "inside"), { recursive: true });
+  const old = new Date(Date.now() - 120_000);
+  Deno.utimeSync(join(dir, ".lock"), old, old);
+  const busy = withFlagLock(dir, () => "ran", { waitMs: 300, staleMs: 50 });
+  assert.ok(busy instanceof LockBusy, "busy, not run and not a hang");
+  assert.deepEqual([busy.path, busy.pid], [join(dir, ".lock"), null]);
+  assert.equal(existsSync(join(dir, ".lock", "inside")), true, "left as it was");
+});
+
+Deno.test("withFlagLock: a live holder's lock stamped by a clock far from ours is not stale (issue 23.9)", () => {
+  const dir = makeTempDir("prose-lock-");
+  const lock = join(dir, ".lock");
+  writeFileSync(lock, `${Deno.pid} abcd\n`);
+  // The file system's clock 30 s ahead of ours (an NFS home), then 30 s behind.
+  for (const skew of [30_000, -30_000]) {
+    const stamp = new Date(Date.now() + skew);
+    Deno.utimeSync(lock, stamp, stamp);
+    const busy = withFlagLock(dir, () => "ran", { waitMs: 50, staleMs: 2000 });
+    assert.ok(busy instanceof LockBusy, `skew ${skew}: a live lock was broken`);
+    assert.equal(existsSync(lock), true);
+  }
+  // Seen unchanged for staleMs on the waiter's own clock, whatever its stamp: stale.
+  assert.equal(withFlagLock(dir, () => "ran", { waitMs: 5000, staleMs: 100 }), "ran");
+  assert.equal(existsSync(lock), false);
 });

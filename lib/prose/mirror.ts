@@ -280,6 +280,10 @@ export class ProseMirror {
   constructor(path: string, db: DatabaseSync) {
     this.path = path;
     this.#db = db;
+    // From now on, never wait inside SQLite: that would block the server's event loop. A write
+    // that finds the database locked fails at once and the server retries it on timers
+    // (server.ts, references/prose.md#mirror); opening may still wait, before anything is served.
+    db.exec("PRAGMA busy_timeout = 0");
   }
 
   /** The stored value of each mirrored key (`null` for a missing row). */

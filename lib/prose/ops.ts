@@ -20,7 +20,7 @@ import {
   safeStateDir,
   writeProseFlag,
 } from "./flag.ts";
-import { LockBusy, withFlagLock } from "./lock.ts";
+import { LockBusy, withFlagLock, withFlagLockAsync } from "./lock.ts";
 import {
   MAX_AUTO_CLARITY_MS,
   MAX_AUTO_CLARITY_TURNS,
@@ -172,7 +172,11 @@ function locked(opts: ProseOptions, transition: () => OpResult): OpResult {
   const dir = safeStateDir(opts);
   if (dir === null) return transition();
   const r = withFlagLock(dir, transition);
-  if (!(r instanceof LockBusy)) return r;
+  return r instanceof LockBusy ? busy(r) : r;
+}
+
+/** `refused reason=busy` for a lock held for the whole wait, naming its holder when known. */
+function busy(r: LockBusy): OpResult {
   const holder = r.pid === null ? "" : ` (held by pid ${r.pid})`;
   return refused("busy", reasonMessage("busy", r.path) + holder);
 }
@@ -416,4 +420,20 @@ export function applyToggle(request: ToggleRequest, opts: OpOptions = {}): OpRes
     case "sync":
       return { ok: true, result: "synced" };
   }
+}
+
+/**
+ * {@linkcode applyToggle} for the server: the flag's lock is waited for on timers
+ * (`withFlagLockAsync`), so the event loop answers other requests meanwhile; once it is taken the
+ * toggle runs synchronously inside it (its transitions re-enter the lock). `sync` and a toggle
+ * with no safe `D` need no lock (`references/prose.md#concurrency`).
+ */
+export async function applyToggleAsync(
+  request: ToggleRequest,
+  opts: OpOptions = {},
+): Promise<OpResult> {
+  const dir = request.action === "sync" ? null : safeStateDir(opts);
+  if (dir === null) return applyToggle(request, opts);
+  const r = await withFlagLockAsync(dir, () => applyToggle(request, opts));
+  return r instanceof LockBusy ? busy(r) : r;
 }

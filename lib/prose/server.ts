@@ -5,8 +5,11 @@
  * flag file stays the source of truth), re-reads it, and mirrors what it read into SQLite in one
  * transaction. HTTP itself, with its connection cap and deadlines, is `http.ts`.
  *
- * The handler is synchronous once it has the request, so a flag write and its mirror write never
- * interleave with another request. Only the CLI's `serve` imports this module.
+ * A toggle waits for the flag's lock, and a mirror write for a database another program holds,
+ * on timers: the event loop keeps answering `/health` and status meanwhile. Once it holds the lock
+ * the flag write runs synchronously; each mirror write derives its rows from a fresh read of the
+ * flag file, so one that ran late never undoes a newer toggle. Only the CLI's `serve` imports this
+ * module.
  *
  * @module
  */
@@ -32,7 +35,7 @@ import {
   readProseFlag,
 } from "./flag.ts";
 import { loadMirrorOpener, MirrorError } from "./mirror.ts";
-import { applyToggle, type OpResult } from "./ops.ts";
+import { applyToggleAsync, type OpResult } from "./ops.ts";
 import { safeJson, sanitizeMessage } from "./sanitize.ts";
 import {
   issueField,
@@ -45,7 +48,14 @@ import {
   WorkerJsonSchema,
 } from "./schema.ts";
 import { expectedMirror, statusDocument } from "./status.ts";
-import { authorized, newToken, removeServeRecord, writeServeRecord } from "./token.ts";
+import {
+  authorized,
+  newToken,
+  proofNonce,
+  removeServeRecord,
+  responseProof,
+  writeServeRecord,
+} from "./token.ts";
 
 /** The bind address: loopback only, never configurable. */
 const BIND_HOST = "127.0.0.1";
@@ -303,17 +313,43 @@ function failureReply(outcome: OpResult): Reply {
   return errorReply(409, outcome.result, message, { reason: outcome.reason ?? outcome.result });
 }
 
-function toggle(ctx: ServerContext, request: ToggleRequest, now: number): Reply {
-  const outcome = applyToggle(request, { ...ctx.opts, now });
-  if (!outcome.ok) return failureReply(outcome);
-  // Mirror what the flag file now says, not what was asked: the file is the source of truth.
-  const read = readProseFlag({ ...ctx.opts, now });
-  let mirrored = true;
-  try {
-    ctx.mirror.write(expectedMirror(read), now);
-  } catch {
-    mirrored = false;
+/** How long a mirror write is retried while another program holds the database (ms). */
+export const MIRROR_BUSY_MS = 1000;
+
+/** True for a write refused because another connection holds the database's write lock. */
+function isBusy(e: unknown): boolean {
+  return e instanceof Error && /database is (locked|busy)$/.test(e.message);
+}
+
+/**
+ * Mirror what the flag file says now. A database locked by another program is retried on timers
+ * for {@linkcode MIRROR_BUSY_MS} (never a wait that blocks the event loop), each time from a fresh
+ * read, so a toggle that ran meanwhile is never undone in the mirror.
+ */
+async function mirrorFlag(
+  ctx: ServerContext,
+  now: number,
+): Promise<{ read: FlagRead; mirrored: boolean }> {
+  const deadline = performance.now() + MIRROR_BUSY_MS;
+  for (let wait = 1;; wait = Math.min(wait * 2, 25)) {
+    // Mirror what the flag file now says, not what was asked: the file is the source of truth.
+    const read = readProseFlag({ ...ctx.opts, now });
+    try {
+      ctx.mirror.write(expectedMirror(read), now);
+      return { read, mirrored: true };
+    } catch (e) {
+      const left = deadline - performance.now();
+      if (!isBusy(e) || left <= 0) return { read, mirrored: false };
+      await new Promise((resolve) => setTimeout(resolve, Math.min(wait, left)));
+    }
   }
+}
+
+async function toggle(ctx: ServerContext, request: ToggleRequest, now: number): Promise<Reply> {
+  // Waiting for the flag's lock never blocks the event loop (references/prose.md#concurrency).
+  const outcome = await applyToggleAsync(request, { ...ctx.opts, now });
+  if (!outcome.ok) return failureReply(outcome);
+  const { read, mirrored } = await mirrorFlag(ctx, now);
   const body: { [key: string]: unknown } = {
     ok: true,
     action: request.action,
@@ -331,24 +367,41 @@ const UNAUTHORIZED: Reply = errorReply(401, "unauthorized", "unauthorized", {
 });
 const TOO_LARGE = `body larger than ${MAX_BODY_BYTES} bytes`;
 
-/** The gate in contract order (`references/prose.md#http-checks`), then the endpoint. */
-function handle(ctx: ServerContext, req: HttpRequest): Reply {
-  const routed = route(req.method, req.path);
-  if (!routed.ok) return routed.reply;
-  const header = (name: string) => req.headers.get(name) ?? null;
+/**
+ * The checks of the gate a request's head decides (`references/prose.md#http-checks`: path,
+ * method, `Host`, `Origin`, the token), in contract order: the reply that refuses it, or `null`
+ * when it may go on (`trusted` when it authenticated; `/health` needs no token).
+ */
+export function gate(
+  ctx: Pick<ServerContext, "port" | "token">,
+  head: Pick<HttpRequest, "method" | "path" | "headers">,
+): { reply: Reply; trusted: false } | { reply: null; trusted: boolean } {
+  const routed = route(head.method, head.path);
+  if (!routed.ok) return { reply: routed.reply, trusted: false };
+  const header = (name: string) => head.headers.get(name) ?? null;
   if (!hostAllowed(header("host"), ctx.port)) {
-    return errorReply(403, "forbidden_host", "Host must be a loopback name with this port");
+    const reply = errorReply(403, "forbidden_host", "Host must be a loopback name with this port");
+    return { reply, trusted: false };
   }
   if (!originAllowed(header("origin"))) {
-    return errorReply(403, "forbidden_origin", "Origin must be a loopback origin");
+    const reply = errorReply(403, "forbidden_origin", "Origin must be a loopback origin");
+    return { reply, trusted: false };
   }
-  if (routed.path === "/health") return { status: 200, body: { ok: true } };
-  if (!authorized(header("authorization"), ctx.token)) return UNAUTHORIZED;
+  if (routed.path === "/health") return { reply: null, trusted: false };
+  if (!authorized(header("authorization"), ctx.token, head)) {
+    return { reply: UNAUTHORIZED, trusted: false };
+  }
+  return { reply: null, trusted: true };
+}
+
+/** The endpoint of a request that passed the gate. */
+function endpoint(ctx: ServerContext, req: HttpRequest): Reply | Promise<Reply> {
+  if (req.path === "/health") return { status: 200, body: { ok: true } };
   const clock = ctx.clock ?? Date.now;
-  if (routed.path === "/api/prose/status") {
+  if (req.path === "/api/prose/status") {
     return { status: 200, body: backendStatus(ctx, clock()) };
   }
-  if (!isJsonContentType(header("content-type"))) {
+  if (!isJsonContentType(req.headers.get("content-type") ?? null)) {
     return errorReply(415, "unsupported_media_type", "Content-Type must be application/json");
   }
   if (req.bodyTooLarge) return errorReply(413, "payload_too_large", TOO_LARGE);
@@ -371,15 +424,37 @@ function handle(ctx: ServerContext, req: HttpRequest): Reply {
  * Create the request handler. It never throws: an unexpected failure is a 500 `internal` body
  * without a stack trace.
  */
-export function createProseHandler(ctx: ServerContext): (req: HttpRequest) => HttpResponse {
+export function createProseHandler(
+  ctx: ServerContext,
+): (req: HttpRequest) => HttpResponse | Promise<HttpResponse> {
   return (req) => {
-    let reply: Reply;
-    try {
-      reply = handle(ctx, req);
-    } catch (e) {
-      reply = errorReply(500, "internal", sanitizeMessage(firstLine(e)));
+    // The gate, unless the HTTP layer already ran it on the head (before reading the body).
+    if (!req.admitted) {
+      const checked = gate(ctx, req);
+      if (checked.reply !== null) return toHttpResponse(checked.reply);
     }
-    return toHttpResponse(reply);
+    // A request that proved the token gets its answer proved back: the CLI believes nothing else
+    // (references/prose.md#authentication).
+    const nonce = req.path === "/health"
+      ? null
+      : proofNonce(req.headers.get("authorization") ?? null);
+    const finish = (reply: Reply): HttpResponse => {
+      const res = toHttpResponse(reply);
+      if (nonce !== null) {
+        res.headers["Prose-Proof"] = responseProof(ctx.token, nonce, res.status, res.body);
+      }
+      return res;
+    };
+    const internal = (e: unknown) =>
+      finish(errorReply(500, "internal", sanitizeMessage(firstLine(e))));
+    let reply: Reply | Promise<Reply>;
+    try {
+      reply = endpoint(ctx, req);
+    } catch (e) {
+      return internal(e);
+    }
+    // Only a toggle is asynchronous (it may wait for the lock); the rest answers at once.
+    return reply instanceof Promise ? reply.then(finish, internal) : finish(reply);
   };
 }
 
@@ -465,6 +540,14 @@ export async function startProseServer(options: StartOptions): Promise<RunningSe
   const http = serveHttp({
     listener,
     handler: createProseHandler(ctx),
+    // The head's checks run before any body byte is read: a client without the token is answered
+    // from its head and never holds a connection (references/prose.md#limits).
+    admit: (head) => {
+      const checked = gate(ctx, head);
+      return checked.reply === null
+        ? { trusted: checked.trusted }
+        : { trusted: false, response: toHttpResponse(checked.reply) };
+    },
     protocolError: (status, error, message) => toHttpResponse(errorReply(status, error, message)),
     limits: { ...options.limits, maxBodyBytes: MAX_BODY_BYTES },
   });
@@ -488,9 +571,12 @@ export async function startProseServer(options: StartOptions): Promise<RunningSe
   };
 }
 
-/** SIGINT/SIGTERM listeners: `signal` resolves with the first one's name; `cancel` removes them. */
+/**
+ * SIGINT/SIGTERM/SIGHUP listeners (a closed terminal ends `serve` as cleanly as Ctrl-C):
+ * `signal` resolves with the first one's name; `cancel` removes them.
+ */
 export function watchSignals(): { signal: Promise<Deno.Signal>; cancel: () => void } {
-  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM"];
+  const signals: Deno.Signal[] = ["SIGINT", "SIGTERM", "SIGHUP"];
   let listeners: (() => void)[] = [];
   const cancel = () => {
     signals.forEach((s, i) => Deno.removeSignalListener(s, listeners[i]));

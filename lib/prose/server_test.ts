@@ -184,3 +184,10 @@ Deno.test("watchFatal: an error nothing handled becomes a rejection serve report
     fatal.cancel();
   }
 });
+
+Deno.test("the CLI's toggle deadline exceeds the server's longest answer (issue 23.7)", async () => {
+  const { TOGGLE_TIMEOUT_MS } = await import("./backend.ts");
+  const { LOCK_WAIT_MS } = await import("./lock.ts");
+  const { MIRROR_BUSY_MS } = await import("./server.ts");
+  assert.ok(TOGGLE_TIMEOUT_MS > LOCK_WAIT_MS + MIRROR_BUSY_MS + 1000);
+});

@@ -2,8 +2,12 @@
  * The backend's per-server secret (`references/prose.md#authentication`): `prose serve` creates a
  * random 256-bit token on start and records it, with the port it bound and its pid, in
  * `D/serve.json` (0600, written atomically, never through a link, inside the owner-only `D`);
- * every request but `GET /health` must carry it as `Authorization: Bearer <token>`. The CLI reads
- * the record to authenticate; a user who cannot read `D` (another user) cannot change the flag.
+ * every request but `GET /health` must carry it as `Authorization: Bearer <token>`, or prove it
+ * knows it without sending it (`Authorization: Prose <nonce> <mac>`, what the CLI sends). A server
+ * answers a proved request with `Prose-Proof`, an HMAC of its answer keyed by the token, so the CLI
+ * knows it talks to the server that wrote `serve.json` before it believes a word — and the token
+ * itself never leaves the user's files. A user who cannot read `D` (another user) can neither
+ * change the flag nor pass for the server.
  *
  * @module
  */
@@ -28,16 +32,79 @@ export function newToken(): string {
   return randomHex(32);
 }
 
+const encoder = new TextEncoder();
+
 function digest(value: string): string {
-  return new Sha256().update(new TextEncoder().encode(value)).hex();
+  return new Sha256().update(encoder.encode(value)).hex();
+}
+
+function hexBytes(hex: string): Uint8Array {
+  const out = new Uint8Array(hex.length / 2);
+  for (let i = 0; i < out.length; i++) out[i] = parseInt(hex.slice(2 * i, 2 * i + 2), 16);
+  return out;
+}
+
+/** HMAC-SHA-256 (RFC 2104) of `message` keyed by `key`, as 64 lowercase hex digits. */
+export function hmacHex(key: string, message: string | Uint8Array): string {
+  let k: Uint8Array = encoder.encode(key);
+  if (k.length > 64) k = hexBytes(new Sha256().update(k).hex());
+  const ipad = new Uint8Array(64).fill(0x36);
+  const opad = new Uint8Array(64).fill(0x5c);
+  for (let i = 0; i < k.length; i++) {
+    ipad[i] ^= k[i];
+    opad[i] ^= k[i];
+  }
+  const bytes = typeof message === "string" ? encoder.encode(message) : message;
+  const inner = new Sha256().update(ipad).update(bytes).hex();
+  return new Sha256().update(opad).update(hexBytes(inner)).hex();
+}
+
+/** Equal strings, compared with no early exit (for secrets and MACs of a fixed length). */
+function sameSecret(a: string, b: string): boolean {
+  let diff = a.length === b.length ? 0 : 1;
+  for (let i = 0; i < a.length; i++) diff |= a.charCodeAt(i) ^ (b.charCodeAt(i) | 0);
+  return diff === 0;
+}
+
+/** The MAC a client proving the token sends for `method path` with its fresh `nonce`. */
+export function requestMac(token: string, nonce: string, method: string, path: string): string {
+  return hmacHex(token, `prose-request ${nonce} ${method} ${path}`);
+}
+
+/** The `Prose-Proof` of an answer (`status` and `body`) to the request that sent `nonce`. */
+export function responseProof(
+  token: string,
+  nonce: string,
+  status: number,
+  body: Uint8Array,
+): string {
+  return hmacHex(token, `prose-response ${nonce} ${status} ${new Sha256().update(body).hex()}`);
+}
+
+const PROSE_SCHEME = /^prose ([0-9a-f]{32}) ([0-9a-f]{64})$/i;
+
+/** The nonce of an `Authorization: Prose <nonce> <mac>` header, or `null` for another header. */
+export function proofNonce(header: string | null): string | null {
+  return PROSE_SCHEME.exec(header ?? "")?.[1].toLowerCase() ?? null;
 }
 
 /**
- * True when the `Authorization` header is exactly `Bearer <expected>` (scheme case-insensitive).
- * The comparison runs over fixed-length digests with no early exit, so its time does not depend
- * on how much of a guess is right.
+ * True when the `Authorization` header is exactly `Bearer <expected>` (scheme case-insensitive),
+ * or `Prose <nonce> <mac>` with the MAC of `request` under `expected` (the token then never
+ * travels). Every comparison runs over fixed-length digests or MACs with no early exit, so its
+ * time does not depend on how much of a guess is right.
  */
-export function authorized(header: string | null, expected: string): boolean {
+export function authorized(
+  header: string | null,
+  expected: string,
+  request?: { method: string; path: string },
+): boolean {
+  const proved = PROSE_SCHEME.exec(header ?? "");
+  if (proved !== null) {
+    if (request === undefined) return false;
+    const mac = requestMac(expected, proved[1].toLowerCase(), request.method, request.path);
+    return sameSecret(proved[2].toLowerCase(), mac);
+  }
   const m = /^bearer ([^\s]+)$/i.exec(header ?? "");
   const a = digest(m === null ? "" : m[1]);
   const b = digest(expected);
@@ -104,7 +171,10 @@ export function removeServeRecord(opts: ProseOptions, token: string): void {
 export interface BackendTarget {
   /** The origin the request goes to. */
   origin: string;
-  /** The bearer token, when `D/serve.json` names the server at `url`. */
+  /**
+   * The server's token, when `D/serve.json` names the server at `url`: the key of the proofs the
+   * CLI sends and checks; never sent itself.
+   */
   token?: string;
   /** Why there is no token (printed with a 401). */
   missing?: string;

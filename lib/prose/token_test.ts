@@ -6,8 +6,10 @@ import { ProseError } from "./errors.ts";
 import {
   authorized,
   backendTarget,
+  hmacHex,
   newToken,
   removeServeRecord,
+  requestMac,
   writeServeRecord,
 } from "./token.ts";
 
@@ -25,6 +27,47 @@ Deno.test("authorized: exactly `Bearer <token>` (any case of the scheme)", () =>
     assert.equal(authorized(h, t), false, String(h));
   }
   assert.equal(authorized(`Bearer ${t.slice(0, 63)}0`, t), t.endsWith("0"));
+});
+
+Deno.test("hmacHex is HMAC-SHA-256 (RFC 4231 test cases 1, 2 and a 131-byte key)", async () => {
+  assert.equal(
+    hmacHex("\x0b".repeat(20), "Hi There"),
+    "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7",
+  );
+  assert.equal(
+    hmacHex("Jefe", "what do ya want for nothing?"),
+    "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843",
+  );
+  // A key longer than the block, against WebCrypto.
+  const key = "k".repeat(131);
+  const webKey = await crypto.subtle.importKey(
+    "raw",
+    new TextEncoder().encode(key),
+    { name: "HMAC", hash: "SHA-256" },
+    false,
+    ["sign"],
+  );
+  const mac = new Uint8Array(
+    await crypto.subtle.sign("HMAC", webKey, new TextEncoder().encode("message")),
+  );
+  assert.equal(
+    hmacHex(key, "message"),
+    [...mac].map((b) => b.toString(16).padStart(2, "0")).join(""),
+  );
+});
+
+Deno.test("authorized: `Prose <nonce> <mac>` proves the token for one method and path", () => {
+  const t = newToken();
+  const nonce = "0123456789abcdef0123456789abcdef";
+  const mac = requestMac(t, nonce, "POST", "/api/prose/toggle");
+  const request = { method: "POST", path: "/api/prose/toggle" };
+  assert.equal(authorized(`Prose ${nonce} ${mac}`, t, request), true);
+  assert.equal(authorized(`prose ${nonce} ${mac.toUpperCase()}`, t, request), true);
+  assert.equal(authorized(`Prose ${nonce} ${mac}`, t), false, "no request to check it against");
+  assert.equal(authorized(`Prose ${nonce} ${mac}`, t, { ...request, method: "GET" }), false);
+  assert.equal(authorized(`Prose ${nonce} ${mac}`, newToken(), request), false);
+  assert.equal(authorized(`Prose ${nonce.replace("0", "1")} ${mac}`, t, request), false);
+  assert.equal(authorized(`Prose ${nonce} ${mac.slice(0, 63)}`, t, request), false);
 });
 
 Deno.test("the record: written 0600 in a 0700 D, read by the CLI only for its own server", () => {
