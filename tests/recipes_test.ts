@@ -1,8 +1,9 @@
 /**
  * Every recipe in the docs runs as printed (`references/migration.md#installing-ctxkit-in-a-skill`):
  * each block is read from the markdown (tests/_docs.ts), run by bash in a clean directory with only
- * the prerequisites its text names, and followed by the calls of the migration tables; then the
- * manifest's `restore_cmd` is run from `/` with `PATH=/usr/bin:/bin` and must restore the run. Every
+ * the prerequisites its text names, and followed by the calls of the migration tables (phases 1, 2,
+ * 4, 5, 6 and 7, and `prose status`); then the manifest's `restore_cmd` is run from `/` with
+ * `PATH=/usr/bin:/bin` and must restore the run, ratchet state included. Every
  * shell block of README.md and references/*.md is marked as a recipe or says why it is not one.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
@@ -86,13 +87,15 @@ function denoOnPath(bin: string): void {
 function probe(cmd: Record<"scan" | "g" | "tg" | "prose", string>): string {
   return `
 cd "$PROJ" || exit 99
-${cmd.scan} --root . >"$HOME/p1.json"; echo "rc:scan=$?"
+${cmd.scan} --root . --global >"$HOME/p1.json"; echo "rc:scan=$?"
 out=$(${cmd.g} snapshot --project CLAUDE.md); echo "rc:snapshot=$?"
 RUN_DIR=$(printf '%s\\n' "$out" | sed -n 's/^RUN_DIR: //p')
 printf '%s\\n' ${JSON.stringify(DRAFT.trimEnd())} > CLAUDE.md
 CLAUDE_PROJECT_DIR="$PROJ" ${cmd.tg} checkpoint --run-dir "$RUN_DIR" CLAUDE.md; echo "rc:checkpoint=$?"
 ${cmd.g} verify --run-dir "$RUN_DIR" CLAUDE.md | tail -n 1; echo "rc:verify=\${PIPESTATUS[0]}"
 ${cmd.g} state --check; echo "rc:check=$?"
+${cmd.scan} --root . --global >"$HOME/p6.json"; echo "rc:rescan=$?"
+${cmd.g} state --mode "slim" --flags "" --before "$HOME/p1.json" --after "$HOME/p6.json"; echo "rc:state=$?"
 ${cmd.prose} status --local; echo "rc:prose=$?"
 echo "RUN_DIR=$RUN_DIR"
 `;
@@ -131,8 +134,12 @@ function runRecipe(p: ReturnType<typeof place>, script: string, path: string): v
     checkpoint: "0",
     verify: "0",
     check: "0",
+    rescan: "0",
+    state: "0",
     prose: "0",
   }, why);
+  const statePath = join(p.proj, ".claude", "brewtools", "context-slim", "state.json");
+  ok(stdout.includes(`STATE: written ${statePath}`), why);
   ok(stdout.includes("FILES_FAILED: 0"), why);
   ok(stdout.some((l) => l.startsWith("STATE: absent ")), why);
   ok(stdout.some((l) => l.startsWith("No prose override")), why);
@@ -155,8 +162,10 @@ function runRecipe(p: ReturnType<typeof place>, script: string, path: string): v
   }).outputSync();
   const rwhy = `${restore_cmd}\n${dec.decode(restore.stderr)}`;
   strictEqual(restore.code, 0, rwhy);
+  // The whole run comes back, the ratchet it wrote included; the label line stays the last.
   deepStrictEqual(lines(dec.decode(restore.stdout)), [
     "RESTORED: CLAUDE.md",
+    `STATE: removed ${statePath}`,
     `RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${runDir})`,
   ], rwhy);
   strictEqual(readFileSync(join(p.proj, "CLAUDE.md"), "utf8"), ORIGINAL);
