@@ -57,6 +57,25 @@ Deno.test("docs: the README's inline wrapper is the context-guard wrapper recipe
   ok(readFileSync(join(REPO, "README.md"), "utf8").includes(`\`${exec}\``), exec);
 });
 
+/** The first cell of the table row of `file` whose ctxkit column holds `call`. */
+function phaseOf(file: string, call: string): string[] {
+  return readFileSync(join(REPO, file), "utf8").split("\n")
+    .filter((l) => l.startsWith("|") && l.includes(call))
+    .map((l) => l.split("|")[1].trim());
+}
+
+Deno.test("docs: both skill tables file state --check under phase 6 and the state write under 7", () => {
+  // The context-slim skill runs the virgin-surface test in phase 6's escalation gate.
+  deepStrictEqual(phaseOf("references/migration.md", "`$G state --check`"), [
+    "6 virgin-surface test",
+  ]);
+  deepStrictEqual(phaseOf("references/context-guard.md", "`CG state --check`"), ["6"]);
+  deepStrictEqual(phaseOf("references/migration.md", '`$G state --mode "<m>"'), [
+    "7 ratchet state",
+  ]);
+  deepStrictEqual(phaseOf("references/context-guard.md", '`CG state --mode "<mode>"'), ["7"]);
+});
+
 const ORIGINAL = "Use pnpm 9.1 and NEVER push to main.\n";
 const DRAFT = "Use pnpm 9.1; NEVER push to main.\n";
 
