@@ -155,7 +155,14 @@ Deno.test("README quick start, from a fresh clone with only node, npm, git and c
     );
     return;
   }
-  // The suite's own tests drive the tools through bash, python3, jq… (the system's, after the set-up's).
-  const second = run(test, { CTXKIT_SETUP_CLONE: "0", PATH: `${tools.path}:/usr/bin:/bin` });
+  // The suite's own tests drive the tools through bash, python3, jq… (the system's, after the
+  // set-up's), and its bundle tests need the esbuild `deno bundle` fetches once into Deno's cache
+  // (README): the nested run shares this one's cache rather than fetching it again.
+  const denoDir = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? home, ".cache", "deno");
+  const second = run(test, {
+    CTXKIT_SETUP_CLONE: "0",
+    PATH: `${tools.path}:/usr/bin:/bin`,
+    DENO_DIR: denoDir,
+  });
   assert.equal(second.code, 0, second.stdout.slice(-4000) + second.stderr.slice(-4000));
 });
