@@ -62,7 +62,7 @@ export const EXIT_OUTPUT_FAILED = 74;
 export const EXIT_BROKEN_PIPE = 141;
 
 /**
- * Writing stdout or stderr failed (a full disk, a closed descriptor, a reader that went away). The
+ * Writing stdout or stderr failed (a full disk, an I/O error, a reader that went away). The
  * command stops at once: exit {@linkcode EXIT_BROKEN_PIPE} for a broken pipe, else
  * {@linkcode EXIT_OUTPUT_FAILED}. Rule: `references/output.md#write-failures`.
  *

@@ -8,12 +8,14 @@
  * training steps again in a fresh fixture and must exit and print exactly as the plain one did.
  * `--no-eager` leaves the minified bundles as esbuild wrote them.
  *
- * Run a bundle with `deno run -A dist/<tool>.js …`.
+ * Run a bundle as `./dist/<tool>.js …` (its shebang: the bin's least privileges and `--no-config`,
+ * `scripts/_bundle_file.ts`), or `deno run <flags> --no-config dist/<tool>.js …`.
  */
 import { calledFunctions, eagerCompile, readCoverage } from "./_eager.ts";
 import { type StepOutcome, train } from "./_training.ts";
 import { run, type Tool, TOOLS } from "./tools.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
+import { BUNDLE_MODE, finishBundle } from "./_bundle_file.ts";
 
 function same(a: StepOutcome[], b: StepOutcome[]): string | undefined {
   for (let i = 0; i < a.length; i++) {
@@ -38,10 +40,10 @@ async function makeEager(tool: Tool): Promise<string> {
       source,
       calledFunctions(readCoverage(covDir, script), source.length),
     );
-    writeFileAtomic(script, result.source, { mode: 0o644 });
+    writeFileAtomic(script, result.source, { mode: BUNDLE_MODE, exactMode: true });
     const mismatch = same(plain, await train(tool, script));
     if (mismatch !== undefined) {
-      writeFileAtomic(script, source, { mode: 0o644 });
+      writeFileAtomic(script, source, { mode: BUNDLE_MODE, exactMode: true });
       throw new Error(`the eager ${tool} bundle behaves differently:\n${mismatch}`);
     }
     return `${result.wrapped} wrapped, ${result.hoisted} hoisted`;
@@ -65,6 +67,8 @@ for (const tool of TOOLS) {
     `dist/${tool}.js`,
     `bin/${tool}.ts`,
   ]);
+  // Runnable as ./dist/<tool>.js: the bin's least-privilege shebang plus --no-config, mode 0755.
+  finishBundle(`dist/${tool}.js`);
   if (!eager) {
     console.log(`dist/${tool}.js`);
     continue;

@@ -110,14 +110,7 @@ export function binaryPath(tool: Tool): string {
 export function selfCommandWords(tool: Tool, permissions: readonly string[]): string[] {
   const deno = Deno.execPath();
   if (TARGET === "source") {
-    return [
-      deno,
-      "run",
-      ...permissions,
-      "--config",
-      join(REPO, "deno.json"),
-      join(REPO, "bin", `${tool}.ts`),
-    ];
+    return [deno, "run", ...permissions, "--no-config", join(REPO, "bin", `${tool}.ts`)];
   }
   const bundle = TARGET === "bundle"
     ? join(REPO, "dist", `${tool}.js`)

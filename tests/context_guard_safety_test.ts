@@ -372,12 +372,16 @@ Deno.test("the ratchet follows an undo: restoring the whole run puts state.json 
   const scan = `${p.base}/scan.json`;
   writeFileSync(scan, '{"scan_issues":[],"files":[],"totals":{"grand":{"tokens":0}}}');
   const statePath = `${p.proj}/.claude/brewtools/context-slim/state.json`;
-  runDirOf(cg(p, ["snapshot", "CLAUDE.md"]));
+  const run = runDirOf(cg(p, ["snapshot", "CLAUDE.md"]));
   strictEqual(cg(p, ["state", "--mode", "m", "--before", scan, "--after", scan]).code, 0);
   deepStrictEqual(outLines(cg(p, ["state", "--check"])), [`STATE: present ${statePath}`]);
   const r = cg(p, ["restore", "last"]);
   strictEqual(r.code, 0, r.stderr);
-  ok(outLines(r).includes(`STATE: removed ${statePath}`), r.stdout);
+  // The skill reads RESTORE_VERIFIED as the last line per run dir: the state line comes before it.
+  deepStrictEqual(outLines(r).slice(-2), [
+    `STATE: removed ${statePath}`,
+    `RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${run})`,
+  ]);
   deepStrictEqual(outLines(cg(p, ["state", "--check"])), [`STATE: absent ${statePath}`]);
   // A state file that existed before the run comes back byte for byte.
   writeFileSync(statePath, "previous ratchet\n");

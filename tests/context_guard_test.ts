@@ -1054,6 +1054,37 @@ Deno.test("verify without a layer flag takes the newest run of the layer its fil
   deepStrictEqual(outLines(r).at(-1), "FILES_FAILED: 0");
 });
 
+Deno.test("restore naming only global files, no layer flag: the newest global run (deviation: Layer of named files)", () => {
+  const p = exampleProject();
+  const gl = `${p.home}/.claude`;
+  writeTree(gl, { "CLAUDE.md": "Global: NEVER force-push.\n" });
+  const gs = cg(p, ["snapshot", "--global", `${gl}/CLAUDE.md`]);
+  strictEqual(gs.code, 0, gs.stderr);
+  const grd = outLines(gs).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
+  snapshotBoth(p); // a newer project run: the newest run of all is not the global one
+  writeFileSync(`${gl}/CLAUDE.md`, "Global.\n");
+  const ck = runTool("text-guard", ["checkpoint", "--run-dir", grd, "CLAUDE.md"], {
+    cwd: gl,
+    env: { ...p.env, CLAUDE_PROJECT_DIR: gl },
+  });
+  strictEqual(ck.code, 0, ck.stderr);
+  // --project pins the project layer, as the original's default did: a global path is outside it.
+  dies(
+    cg(p, ["restore", "--project", `${gl}/CLAUDE.md`]),
+    2,
+    `❌ ${gl}/CLAUDE.md is outside the snapshot root ${p.proj}`,
+  );
+  strictEqual(read(`${gl}/CLAUDE.md`), "Global.\n");
+  // No flag: the file's own layer (the original took --project and exited 2 the same way).
+  const r = cg(p, ["restore", `${gl}/CLAUDE.md`]);
+  strictEqual(r.code, 0, r.stderr);
+  deepStrictEqual(outLines(r), [
+    "RESTORED: CLAUDE.md",
+    `RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${grd})`,
+  ]);
+  strictEqual(read(`${gl}/CLAUDE.md`), "Global: NEVER force-push.\n");
+});
+
 Deno.test("verify --tokens=ext gates the extended classes and rolls the run back", () => {
   const p = exampleProject({ git: false });
   writeTree(p.proj, { "ru.md": "сожми контекст, ещё 40%\n" });

@@ -9,22 +9,21 @@
 
 /**
  * The words that run the tool at `scriptPath` with `permissions`: a compiled binary is run
- * directly; a source script gets its repository's `deno.json` (so its imports resolve from
- * anywhere), a bundle `--no-config`.
+ * directly; a source script or a bundle with `--no-config`. Every import of the tools is relative
+ * (npm packages are vendored in `lib/_vendor`), so no configuration is needed, and none is named:
+ * a vendored copy of `bin/` and `lib/` has no `deno.json`, and one found around the script or in
+ * the working directory must not change how the command runs.
  *
  * @example
  * ```ts ignore
  * import { selfCommand } from "./self.ts";
  * selfCommand("/opt/ctxkit/bin/context-guard.ts", ["--allow-all"]);
- * // ["/opt/deno/bin/deno", "run", "--allow-all", "--config", "/opt/ctxkit/deno.json", "/opt/ctxkit/bin/context-guard.ts"]
+ * // ["/opt/deno/bin/deno", "run", "--allow-all", "--no-config", "/opt/ctxkit/bin/context-guard.ts"]
  * ```
  */
 export function selfCommand(scriptPath: string, permissions: readonly string[]): string[] {
   if (Deno.build.standalone) return [Deno.execPath()];
-  const config = scriptPath.endsWith(".ts")
-    ? ["--config", scriptPath.replace(/\/bin\/[^/]+$/, "/deno.json")]
-    : ["--no-config"];
-  return [Deno.execPath(), "run", ...permissions, ...config, scriptPath];
+  return [Deno.execPath(), "run", ...permissions, "--no-config", scriptPath];
 }
 
 /**

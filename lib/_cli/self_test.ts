@@ -2,24 +2,22 @@ import assert from "node:assert/strict";
 
 import { scriptPathOf, selfCommand } from "./self.ts";
 
-Deno.test("selfCommand: the absolute runtime, the permissions, the repository's config for a source script", () => {
+Deno.test("selfCommand: the absolute runtime, the permissions, --no-config for a source script", () => {
   assert.equal(Deno.build.standalone, false, "tests run from source");
+  // No deno.json is named: a vendored bin/ and lib/ has none (references/output.md#printed-commands).
   assert.deepEqual(selfCommand("/opt/ctx kit/bin/context-guard.ts", ["--allow-all"]), [
     Deno.execPath(),
     "run",
     "--allow-all",
-    "--config",
-    "/opt/ctx kit/deno.json",
+    "--no-config",
     "/opt/ctx kit/bin/context-guard.ts",
   ]);
-  // Only the last /bin/<script> is replaced: a repository under another bin/ keeps its path.
   assert.deepEqual(selfCommand("/usr/bin/x/bin/prose.ts", ["--allow-read", "--allow-env"]), [
     Deno.execPath(),
     "run",
     "--allow-read",
     "--allow-env",
-    "--config",
-    "/usr/bin/x/deno.json",
+    "--no-config",
     "/usr/bin/x/bin/prose.ts",
   ]);
 });

@@ -17,10 +17,11 @@ Deno.test("shellQuote quotes only outside A-Za-z0-9_@%+=:,./- (a usable restore_
   strictEqual(shellQuote("a b"), "'a b'");
   strictEqual(shellQuote("it's"), "'it'\\''s'");
   strictEqual(shellQuote(""), "''");
-  // restore_cmd runs as printed: the absolute runtime, the script's own config, every word quoted.
+  // restore_cmd runs as printed: the absolute runtime, no config (a vendored copy has none), every
+  // word quoted.
   strictEqual(
     restoreCommand("/x y/bin/cg.ts", "global", "/b/r"),
-    `${shellQuote(Deno.execPath())} run --allow-all --config '/x y/deno.json' '/x y/bin/cg.ts' ` +
+    `${shellQuote(Deno.execPath())} run --allow-all --no-config '/x y/bin/cg.ts' ` +
       "restore --global --run-dir /b/r",
   );
   strictEqual(

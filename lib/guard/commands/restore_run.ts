@@ -216,8 +216,9 @@ export async function restoreRunDir(
       mismatches++;
     }
   }
-  reporter.out(text`${label}: ${mismatches} mismatches, 0 missing from snapshot (${runDir})`);
+  // The state line comes first: callers read the label line as the last line per run dir.
   if (mismatches === 0 && files.length === 0) restoreRunState(runDir, reporter);
+  reporter.out(text`${label}: ${mismatches} mismatches, 0 missing from snapshot (${runDir})`);
   return {
     runDir,
     ok: mismatches === 0,

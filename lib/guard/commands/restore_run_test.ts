@@ -61,7 +61,7 @@ function fixture(files: Record<string, string>, layer: Layer = "project") {
 const shown = (lines: { stream: string; text: string }[]) =>
   lines.map((l) => `${l.stream}: ${l.text}`);
 
-Deno.test("restoreRunDir puts every manifest file back under the manifest's root, modes included, then the state", async () => {
+Deno.test("restoreRunDir puts every manifest file back under the manifest's root, modes included, then the state, then its last line", async () => {
   const f = fixture({ "CLAUDE.md": "NEVER 1\n", "rules/a.md": "A\n", "same.md": "S\n" });
   writeFileSync(f.path("CLAUDE.md"), "draft\n");
   chmodSync(f.path("CLAUDE.md"), 0o600);
@@ -86,8 +86,8 @@ Deno.test("restoreRunDir puts every manifest file back under the manifest's root
     "stdout: RESTORED: CLAUDE.md",
     "stdout: RESTORED: rules/a.md",
     "stdout: RESTORED: same.md",
-    `stdout: ROLLBACK_VERIFIED: 0 mismatches, 0 missing from snapshot (${f.runDir})`,
     `stdout: STATE: removed ${state}`,
+    `stdout: ROLLBACK_VERIFIED: 0 mismatches, 0 missing from snapshot (${f.runDir})`,
   ]);
   assert.equal(read(f.path("CLAUDE.md")), "NEVER 1\n");
   assert.equal(modeOf(f.path("CLAUDE.md")), 0o644);
