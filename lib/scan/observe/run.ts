@@ -49,6 +49,8 @@ export interface ObserveOptions {
   readonly timeoutMs: number;
   /** The environment `claude` starts from (the recorder's variables are set on top). */
   readonly env: Readonly<Record<string, string>>;
+  /** Aborting it kills the run at once (a signal to context-scan); the caller reports it. */
+  readonly stop?: AbortSignal;
 }
 
 /** What an observation saw: the Claude Code version and the first request's body. */
@@ -227,6 +229,7 @@ export async function observeHere(
       );
     }
     const stop = new AbortController();
+    options.stop?.addEventListener("abort", () => stop.abort(), { once: true });
     const run = runBounded(options.claude, claudeArguments(options), {
       cwd: options.cwd,
       env,
@@ -353,6 +356,7 @@ export async function observeSandboxed(
       env: { ...options.env, [OBSERVE_CHILD_ENV]: JSON.stringify(childOptions) },
       // The child has its own deadline; this one only catches a child that cannot keep it.
       deadline: Date.now() + options.timeoutMs + 10_000,
+      stop: options.stop,
     },
   ).catch((e) => {
     if (e instanceof ObserveError) return undefined; // unshare itself is missing
