@@ -230,7 +230,7 @@ export const BUDGET_TOP = 3;
  * `--observe` the observed total; otherwise the total of the `--tier` tier (`always-on` for
  * `all`), loaded with `--loaded`. Numbers are written with thousands separators; an exceeded
  * line names the top {@linkcode BUDGET_TOP} contributors (observed groups, or rows by path
- * relative to the project root).
+ * relative to the project root, else `~/…` below `home`, else absolute).
  *
  * @example
  * ```ts ignore
@@ -242,6 +242,7 @@ export const BUDGET_TOP = 3;
 export function budgetCheck(
   document: ScanDocument,
   budget: number,
+  home?: string,
 ): { exceeded: boolean; line: string } {
   let tokens: number;
   let what: string;
@@ -261,8 +262,15 @@ export function budgetCheck(
     tokens = loaded?.tokens ?? total.tokens;
     what = loaded === undefined ? tier : `${tier} loaded`;
     const project = `${document.roots.project}/`;
+    const shown = (path: string) => {
+      if (path.startsWith(project)) return path.slice(project.length);
+      if (home !== undefined && home !== "/" && path.startsWith(`${home}/`)) {
+        return `~/${path.slice(home.length + 1)}`;
+      }
+      return path;
+    };
     top = document.files.filter((r) => r.tier === tier).map((r) => ({
-      name: r.path.startsWith(project) ? r.path.slice(project.length) : r.path,
+      name: shown(r.path),
       tokens: loaded === undefined ? r.tokens : r.loaded_tokens ?? 0,
     }));
   }
@@ -374,7 +382,7 @@ export async function scanMain(args: readonly string[]): Promise<number> {
   }
   let rc: number = scanExitCode(result);
   if (command.budget !== undefined) {
-    const check = budgetCheck(result.document, command.budget);
+    const check = budgetCheck(result.document, command.budget, envValue("HOME"));
     writeErr(check.line);
     if (check.exceeded && rc === 0) rc = 1;
   }
