@@ -79,12 +79,40 @@ export function redirectingSettings(root: string, global: string): string[] {
   );
 }
 
+/** The temporary directory `Deno.makeTempDirSync` writes into: `TMPDIR`, else `/tmp`. */
+export function tempRoot(env: Readonly<Record<string, string>>): string {
+  return env.TMPDIR !== undefined && env.TMPDIR !== "" ? env.TMPDIR : "/tmp";
+}
+
+/**
+ * Throw Deno's missing-permission error (the CLI's `❌ missing Deno permission: …` line, exit 2)
+ * naming every grant `--observe` needs and lacks: running programs, serving on 127.0.0.1, writing
+ * the private config copy under the temp directory.
+ */
+export function requireObservePermissions(env: Readonly<Record<string, string>>): void {
+  const tmp = tempRoot(env);
+  const missing: string[] = [];
+  if (Deno.permissions.querySync({ name: "run" }).state !== "granted") {
+    missing.push("run access (--allow-run)");
+  }
+  if (Deno.permissions.querySync({ name: "net", host: "127.0.0.1" }).state !== "granted") {
+    missing.push("net access to 127.0.0.1 (--allow-net=127.0.0.1)");
+  }
+  if (Deno.permissions.querySync({ name: "write", path: tmp }).state !== "granted") {
+    missing.push(`write access to ${tmp} (--allow-write=${tmp})`);
+  }
+  if (missing.length > 0) {
+    throw new Deno.errors.NotCapable(`--observe requires ${missing.join(", ")}`);
+  }
+}
+
 /**
  * Run one observation and build the `observed` object. Throws an {@linkcode ObserveError} (exit
  * 2, one line) when `claude` is missing, too old, fails, never posts, is interrupted, or must not
  * run unsandboxed.
  */
 export async function observeProject(options: ObserveProjectOptions): Promise<ScanObserved> {
+  requireObservePermissions(options.env);
   const claude = resolveClaude(options.claude, options.env, options.cwd);
   const pluginDirs = options.pluginDirs.map((d) => absolute(d, options.cwd));
   const config = makePrivateConfig(options.global, memorySlugs(options.root));

@@ -323,6 +323,19 @@ export function selfCommand(): string[] {
   ];
 }
 
+/**
+ * True when this process runs as root (then `unshare` needs no user namespace). Read from
+ * `/proc/self/status` (namespaces are Linux's), so `--observe` needs no `--allow-sys`.
+ */
+export function runsAsRoot(): boolean {
+  try {
+    const status = Deno.readTextFileSync("/proc/self/status");
+    return /^Uid:\s+0\s/m.test(status);
+  } catch {
+    return false;
+  }
+}
+
 /** The `unshare` flags of a fresh network and PID namespace (user namespace unless root). */
 export function unshareArguments(root: boolean): string[] {
   const own = ["--net", "--pid", "--fork", "--kill-child"];
@@ -340,7 +353,7 @@ export async function observeSandboxed(
   unshare: string,
   self: readonly string[] = selfCommand(),
 ): Promise<Observation | undefined> {
-  const root = Deno.uid() === 0;
+  const root = runsAsRoot();
   const childOptions = {
     claude: options.claude,
     cwd: options.cwd,
