@@ -36,8 +36,10 @@ export const MAX_COPY_ENTRIES = 20_000;
 
 /** A private copy of the global root. */
 export interface PrivateConfig {
-  /** The temporary directory given to Claude Code as `CLAUDE_CONFIG_DIR`. */
+  /** The directory given to Claude Code as `CLAUDE_CONFIG_DIR` (`<temp>/config`). */
   readonly dir: string;
+  /** The directory given to Claude Code as `TMPDIR` (`<temp>/tmp`): it writes there too. */
+  readonly tmp: string;
   /** One line per entry left out (a link leading outside, the size cap, an unreadable file). */
   readonly warnings: readonly string[];
   /** `path` with the temporary directory replaced by the real global root. */
@@ -65,15 +67,20 @@ function inside(path: string, dir: string): boolean {
  * regular file or a directory is skipped.
  */
 export function makePrivateConfig(global: string, memorySlugs: readonly string[]): PrivateConfig {
-  const dir = Deno.makeTempDirSync({ prefix: "ctxkit-observe-" });
-  const realDir = realOrUndefined(dir) ?? dir;
+  const top = Deno.makeTempDirSync({ prefix: "ctxkit-observe-" });
+  const dir = `${top}/config`;
+  const tmp = `${top}/tmp`;
   const warnings: string[] = [];
   const remove = () => {
     try {
-      Deno.removeSync(dir, { recursive: true });
+      Deno.removeSync(top, { recursive: true });
     } catch { /* already gone */ }
   };
+  let realDir = dir;
   try {
+    Deno.mkdirSync(dir, { mode: 0o700 });
+    Deno.mkdirSync(tmp, { mode: 0o700 });
+    realDir = realOrUndefined(dir) ?? dir;
     const realGlobal = realOrUndefined(global);
     if (realGlobal !== undefined) {
       const budget = { bytes: MAX_COPY_BYTES, entries: MAX_COPY_ENTRIES };
@@ -144,6 +151,7 @@ export function makePrivateConfig(global: string, memorySlugs: readonly string[]
   const prefixes = [...new Set([dir, realDir])];
   return {
     dir,
+    tmp,
     warnings,
     realPath(path: string): string {
       for (const prefix of prefixes) {

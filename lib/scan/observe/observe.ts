@@ -127,7 +127,7 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
       pluginDirs,
       hooks: options.hooks,
       timeoutMs: options.timeoutMs,
-      env: { ...options.env, CLAUDE_CONFIG_DIR: config.dir },
+      env: { ...options.env, CLAUDE_CONFIG_DIR: config.dir, TMPDIR: config.tmp },
       stop: stop.signal,
     };
     let seen: Observation | undefined;

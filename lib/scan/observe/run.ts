@@ -148,6 +148,37 @@ function firstLineOf(bytes: Uint8Array): string {
   return (nl === -1 ? all : all.slice(0, nl)).slice(0, 300);
 }
 
+/** How long a finished child's pipes are still read (a grandchild may keep them open). */
+const PIPE_GRACE_MS = 200;
+
+/** Read `stream` to its end in the background; `stop()` cancels it and returns what came. */
+function drain(stream: ReadableStream<Uint8Array>): { done: Promise<void>; stop(): Uint8Array } {
+  const chunks: Uint8Array[] = [];
+  const reader = stream.getReader();
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        chunks.push(value);
+      }
+    } catch { /* cancelled */ }
+  })();
+  return {
+    done,
+    stop() {
+      reader.cancel().catch(() => {});
+      const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      let at = 0;
+      for (const c of chunks) {
+        all.set(c, at);
+        at += c.length;
+      }
+      return all;
+    },
+  };
+}
+
 /** Spawn `cmd`, and kill it (SIGKILL) when `deadline` passes or `stop` aborts; always reaped. */
 async function runBounded(
   cmd: string,
@@ -186,8 +217,17 @@ async function runBounded(
   }, Math.max(0, opts.deadline - Date.now()));
   opts.stop?.addEventListener("abort", kill, { once: true });
   try {
-    const out = await child.output();
-    return { code: out.code, stdout: out.stdout, stderr: out.stderr, timedOut };
+    const stdout = drain(child.stdout);
+    const stderr = drain(child.stderr);
+    const status = await child.status;
+    // A grandchild may hold the pipes open after the child is gone: read what is there, then stop.
+    let wait: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all([stdout.done, stderr.done]),
+      new Promise((resolve) => (wait = setTimeout(resolve, PIPE_GRACE_MS))),
+    ]);
+    clearTimeout(wait);
+    return { code: status.code, stdout: stdout.stop(), stderr: stderr.stop(), timedOut };
   } finally {
     clearTimeout(timer);
     opts.stop?.removeEventListener("abort", kill);
