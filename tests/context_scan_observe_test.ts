@@ -10,7 +10,7 @@
  */
 import assert from "node:assert/strict";
 import { baseEnv, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
-import { namespaceSkipReason, observedClaude } from "./_claude.ts";
+import { namespaceAvailable, observedClaude } from "./_claude.ts";
 import { scan, type ScanRun } from "./context_scan_fixtures.ts";
 import { CLAUDE_CODE_VERSION } from "../scripts/claude_code.ts";
 import { findOnPath, runsAsRoot } from "../lib/scan/observe/run.ts";
@@ -298,8 +298,7 @@ function assertObserveError(r: ScanRun, line: string, tmp: string): void {
 }
 
 Deno.test("--observe errors: never posts (the deadline), crash, too old, missing binary, none on PATH — one line, exit 2", async () => {
-  const why = await namespaceSkipReason();
-  if (why !== undefined) return console.log(`SKIP: ${why}`);
+  if (!(await namespaceAvailable())) return;
   const dir = makeTempDir("ctxkit-standin-");
   const root = makeTempDir("ctxkit-observe-root-");
   const tmp = makeTempDir("ctxkit-observe-tmp-");
@@ -352,8 +351,7 @@ function processesWith(marker: string): string[] {
 }
 
 Deno.test("--observe: no child outlives the command — a stand-in's long-sleeping grandchild is gone when context-scan returns", async () => {
-  const why = await namespaceSkipReason();
-  if (why !== undefined) return console.log(`SKIP: ${why}`);
+  if (!(await namespaceAvailable())) return;
   const marker = `ctxkit-grandchild-${crypto.randomUUID()}`;
   const dir = makeTempDir("ctxkit-standin-");
   const claude = standIn(dir, `sh -c 'sleep 1000; echo ${marker}' &\nexec sleep 1000`);
