@@ -9,7 +9,7 @@
  * installed.
  */
 import assert from "node:assert/strict";
-import { baseEnv, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
+import { baseEnv, git, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
 import { namespaceAvailable, observedClaude } from "./_claude.ts";
 import { scan, type ScanRun } from "./context_scan_fixtures.ts";
 import { CLAUDE_CODE_VERSION } from "../scripts/claude_code.ts";
@@ -105,6 +105,12 @@ Deno.test("--observe: every kind of source with its real path and exact bytes; n
   const claude = await observedClaude();
   if (claude === undefined) return;
   const f = richFixture();
+  // A git repository: Claude Code attaches its git status (environment), and must write nothing
+  // into .git (GIT_OPTIONAL_LOCKS=0: no index refresh).
+  git(f.root, "init", "-q");
+  git(f.root, "add", "CLAUDE.md");
+  git(f.root, "commit", "-qm", "fixture");
+  writeTree(f.root, { "CLAUDE.md": "# Proj\n<!-- hidden block -->\nsee @extra.md\n" }); // dirty, same bytes
   const before = [snapshot(f.config), snapshot(f.root), snapshot(f.plugin), snapshot(f.home)];
   // Deno keeps its compiled code in DENO_DIR (else ~/.cache/deno): the runner's own, not HOME.
   const denoDir = Deno.env.get("DENO_DIR") ?? `${Deno.env.get("HOME")}/.cache/deno`;

@@ -254,6 +254,10 @@ export function splitEnvironment(text: string): ObservedPart[] {
   return parts;
 }
 
+// The git snapshot Claude Code attaches in a git repository (2.1.328): part of the environment.
+const GIT_STATUS_OPENING =
+  "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# gitStatus\n";
+
 const BILLING = /^x-anthropic-billing-header: cc_version=([0-9]+\.[0-9]+\.[0-9]+)/;
 
 function blockTexts(content: string | readonly { type: string }[]): (string | undefined)[] {
@@ -310,6 +314,8 @@ export function parseObservedRequest(body: unknown): ObservedRequest {
       const instructions = splitInstructions(t);
       if (instructions !== undefined) {
         parts.push(...instructions);
+      } else if (t.startsWith(GIT_STATUS_OPENING) && t.endsWith(REMINDER_CLOSING)) {
+        parts.push(part("environment", "git status", t));
       } else if (t.startsWith("<system-reminder>\nAttribution for git commits")) {
         parts.push(part("messages", "attribution reminder", t));
       } else if (t.startsWith("<system-reminder>\nSessionStart hook")) {

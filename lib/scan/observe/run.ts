@@ -103,6 +103,8 @@ export function claudeEnvironment(
     DISABLE_ERROR_REPORTING: "1",
     DISABLE_BUG_COMMAND: "1",
     NO_PROXY: "*",
+    // Claude Code runs `git status` in a repository: no optional index refresh written to .git.
+    GIT_OPTIONAL_LOCKS: "0",
   };
 }
 
