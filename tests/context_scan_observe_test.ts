@@ -515,3 +515,36 @@ Deno.test("--observe on real public plugin/skill repositories (CTXKIT_REAL_REPOS
     assert.deepEqual([...Deno.readDirSync(tmp)], []);
   }
 });
+
+Deno.test("--observe interrupted (SIGTERM): one error line, exit 2, the private copy removed, no child left", async () => {
+  if (!(await namespaceAvailable())) return;
+  const marker = `ctxkit-interrupted-${crypto.randomUUID()}`;
+  const claude = standIn(makeTempDir("ctxkit-standin-"), `exec sh -c 'sleep 1000; :' ${marker}`);
+  const root = makeTempDir("ctxkit-observe-root-");
+  const tmp = makeTempDir("ctxkit-observe-tmp-");
+  const home = makeTempDir("ctxkit-observe-home-");
+  const [program, ...args] = toolArgv("context-scan");
+  const child = new Deno.Command(program, {
+    args: [...args, "--root", root, "--observe", "--claude", claude],
+    env: { ...baseEnv(), HOME: home, TMPDIR: tmp },
+    clearEnv: true,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  // Wait on the condition, not a clock: the stand-in is running (or context-scan ended early).
+  let ended = false;
+  child.status.then(() => (ended = true));
+  while (!ended && processesWith(marker).length === 0) {
+    await new Promise((r) => setTimeout(r, 50));
+  }
+  assert.equal(ended, false, "context-scan ended before the stand-in ran");
+  child.kill("SIGTERM");
+  const out = await child.output();
+  const dec = new TextDecoder();
+  assert.equal(dec.decode(out.stderr), "❌ interrupted: claude was stopped\n❌ FAILED EXIT:2\n");
+  assert.equal(dec.decode(out.stdout), "");
+  assert.equal(out.code, 2);
+  assert.deepEqual([...Deno.readDirSync(tmp)], []);
+  assert.deepEqual(processesWith(marker), []);
+});

@@ -286,9 +286,11 @@ export function budgetCheck(
   return { exceeded: true, line: `BUDGET: exceeded ${what} ${figures} tokens${suffix}` };
 }
 
-// The /context group titles in report order (a copy of categories.ts's, which the plain scan
-// must not load; tests/context_scan_observe_test.ts holds the two equal).
-const OBSERVED_TITLES: readonly [
+/**
+ * The `/context` group titles in report order: a copy of `categories.ts`'s, which the plain scan
+ * must not load (`lib/scan/cli_test.ts` holds the two equal).
+ */
+export const OBSERVED_TITLES: readonly [
   keyof NonNullable<ScanDocument["observed"]>["categories"],
   string,
 ][] = [

@@ -1,7 +1,14 @@
 import assert from "node:assert/strict";
 import { UsageError } from "../errors.ts";
 import { errorLine } from "../_cli/run.ts";
-import { budgetCheck, parseScanArgs, SCAN_HELP, scanExitCode, warningLine } from "./cli.ts";
+import {
+  budgetCheck,
+  OBSERVED_TITLES,
+  parseScanArgs,
+  SCAN_HELP,
+  scanExitCode,
+  warningLine,
+} from "./cli.ts";
 import type { ScanRow } from "./schema.ts";
 import { buildDocument } from "./document.ts";
 import { RULES_AS_OF } from "./loading_rules.ts";
@@ -199,4 +206,9 @@ Deno.test("budgetCheck: formatted numbers, the top contributors, the --tier tier
     budgetCheck(odd, 1).line,
     'BUDGET: exceeded always-on 100 > 1 tokens (top: "a\\nb.md" 100)',
   );
+});
+
+Deno.test("OBSERVED_TITLES is categories.ts's list", async () => {
+  const { CONTEXT_CATEGORIES } = await import("./categories.ts");
+  assert.deepEqual(OBSERVED_TITLES, CONTEXT_CATEGORIES.map((c) => [c.key, c.title]));
 });
