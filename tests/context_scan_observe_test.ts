@@ -488,14 +488,17 @@ Deno.test("--observe on real public plugin/skill repositories (CTXKIT_REAL_REPOS
     const root = makeTempDir("ctxkit-observe-real-");
     const home = makeTempDir("ctxkit-observe-home-");
     const tmp = makeTempDir("ctxkit-observe-tmp-");
-    const isPlugin = (() => {
+    const exists = (path: string) => {
       try {
-        return Deno.statSync(`${repo}/.claude-plugin/plugin.json`).isFile;
+        Deno.statSync(path);
+        return true;
       } catch {
         return false;
       }
-    })();
-    // A plugin is loaded with --plugin-dir from an empty project; anything else is the project.
+    };
+    const isPlugin = exists(`${repo}/.claude-plugin`) || exists(`${repo}/skills`);
+    // A plugin or skills repository (`.claude-plugin/` or a top-level `skills/`) is loaded with
+    // --plugin-dir from an empty project; anything else is the project.
     const args = isPlugin
       ? ["--root", root, "--observe", "--claude", claude, "--plugin-dir", repo]
       : ["--root", repo, "--observe", "--claude", claude];
