@@ -25,7 +25,7 @@ function isTierFilter(value: string): value is TierFilter {
   return TIER_FILTERS.includes(value);
 }
 
-/** The help text printed by `--help`, `-h` and `help` (24 lines). */
+/** The help text printed by `--help`, `-h` and `help` (23 lines). */
 export const SCAN_HELP =
   `context-scan.ts - discover potential context inventory and byte-size proxies.
 
