@@ -217,8 +217,8 @@ export function splitHookContext(text: string): ObservedPart[] {
 
 /**
  * Split the system-role message (the SessionStart hooks' output, the environment block, the
- * deferred tools, the agent and skill listings, the date) into parts. Text outside the two listings is `environment`, except the
- * deferred-tool paragraph, which counts as `tools`.
+ * deferred tools, the agent and skill listings, the date) into parts. Text outside the hooks'
+ * output and the two listings is `environment`, except the deferred-tool paragraph (`tools`).
  */
 export function splitEnvironment(text: string): ObservedPart[] {
   const parts: ObservedPart[] = splitHookContext(text);
