@@ -48,8 +48,11 @@ Deno.test("makePrivateConfig: copies what shapes loading, follows links only ins
   assert.throws(() => Deno.statSync(c.tmp), Deno.errors.NotFound);
   // An absent global root gives an empty copy.
   const empty = makePrivateConfig(`${base}/absent`, ["-r"]);
-  assert.deepEqual([...Deno.readDirSync(empty.dir)], []);
-  empty.remove();
+  try {
+    assert.deepEqual([...Deno.readDirSync(empty.dir)], []);
+  } finally {
+    empty.remove();
+  }
   Deno.removeSync(base, { recursive: true });
 });
 
