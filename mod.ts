@@ -9,7 +9,9 @@
  * - **Scan** what may enter an agent's context: {@linkcode scanContext} ({@linkcode ScanOptions} →
  *   {@linkcode ScanResult}), {@linkcode renderScanDocument} (the CLI's exact bytes),
  *   {@linkcode parseScanDocument} (validate a document read back); the document types
- *   {@linkcode ScanDocument}, {@linkcode ScanRow}, {@linkcode ScanIssue}, {@linkcode ScanTotal}.
+ *   {@linkcode ScanDocument}, {@linkcode ScanRow}, {@linkcode ScanIssue}, {@linkcode ScanTotal},
+ *   and `--observe`'s {@linkcode ScanObserved} ({@linkcode ScanObservedSource},
+ *   {@linkcode ScanObservedSize}).
  * - **Guard** an in-place rewrite: {@linkcode guardRoots}, then {@linkcode snapshot},
  *   {@linkcode checkpoint}, {@linkcode verify} (a failed gate rolls the whole run back),
  *   {@linkcode verifyDeleted}, {@linkcode restore}, {@linkcode rollback}, each with its

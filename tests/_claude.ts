@@ -49,20 +49,38 @@ export function namespaceSkipReason(): Promise<string | undefined> {
 }
 
 /**
+ * Skip with `reason` (prints `SKIP: <reason>`) — unless `CTXKIT_REQUIRE_OBSERVED=1` (set by
+ * `.ci/run`), where an observed test that cannot run is a failure, not a silent pass.
+ */
+export function skipObserved(reason: string): undefined {
+  if (Deno.env.get("CTXKIT_REQUIRE_OBSERVED") === "1") {
+    throw new Error(`CTXKIT_REQUIRE_OBSERVED=1, but the observed test cannot run: ${reason}`);
+  }
+  console.log(`SKIP: ${reason}`);
+  return undefined;
+}
+
+/**
+ * True when a fresh network namespace can be made here; else skips (see
+ * {@linkcode skipObserved}) and returns false. For tests that run only stand-ins.
+ */
+export async function namespaceAvailable(): Promise<boolean> {
+  const why = await namespaceSkipReason();
+  if (why === undefined) return true;
+  skipObserved(why);
+  return false;
+}
+
+/**
  * The pinned `claude`, or the reason a test must skip: no namespace can be made (then `claude` is
- * never started), or Claude Code cannot be installed. Prints `SKIP: <reason>` when skipping.
+ * never started), or Claude Code cannot be installed. Prints `SKIP: <reason>` when skipping
+ * (fails instead under `CTXKIT_REQUIRE_OBSERVED=1`).
  */
 export async function observedClaude(): Promise<string | undefined> {
   const noNamespace = await namespaceSkipReason();
-  if (noNamespace !== undefined) {
-    console.log(`SKIP: ${noNamespace}`);
-    return undefined;
-  }
+  if (noNamespace !== undefined) return skipObserved(noNamespace);
   const got = await ensureClaudeCode();
-  if ("skip" in got) {
-    console.log(`SKIP: ${got.skip}`);
-    return undefined;
-  }
+  if ("skip" in got) return skipObserved(got.skip);
   return got.claude;
 }
 

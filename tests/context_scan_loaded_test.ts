@@ -64,10 +64,10 @@ HEAVIEST 10 ROWS (by loaded tokens)
   ███            10       10  per-spawn       tools/agents/helper.md
   ███             8        8  always-on       …/agents/reviewer.md [description]
   ███             8        8  per-invocation  tools/skills/demo/SKILL.md
-  ██              5        5  always-on       …SLUG/memory/MEMORY.md
+  ██              5        5  always-on       ~/…SLUG/memory/MEMORY.md
   █               4        4  always-on       CLAUDE.md
   █               4        4  always-on       .claude/rules/style.md
-  █               4        4  per-invocation  …s/skills/demo/references/guide.md
+  █               4        4  per-invocation  tools/…ls/demo/references/guide.md
   █               4        4  always-on       ~/.claude/CLAUDE.md
   █               3        3  always-on       tools/hooks/lib/inject.mjs [hook]
 
@@ -98,8 +98,8 @@ HEAVIEST 10 ROWS (by potential tokens)
   █████              10  per-spawn       tools/agents/helper.md
   ████                8  always-on       .claude/agents/reviewer.md [description]
   ████                8  per-invocation  tools/skills/demo/SKILL.md
-  ████                7  always-on       …SLUG/memory/topic.md
-  ███                 5  always-on       …SLUG/memory/MEMORY.md
+  ████                7  always-on       ~/…SLUG/memory/topic.md
+  ███                 5  always-on       ~/…SLUG/memory/MEMORY.md
   ██                  4  always-on       CLAUDE.md
   ██                  4  always-on       .claude/rules/style.md
   ██                  4  always-on       .claude/convention/naming.txt
@@ -283,13 +283,17 @@ Deno.test("--format table: colour only on a terminal, never with NO_COLOR", () =
   assert.doesNotMatch(piped.stdout, /\x1b\[/);
 });
 
-Deno.test("--budget N: one BUDGET line on stderr; exit 1 when the always-on total (loaded with --loaded) exceeds N", () => {
+Deno.test("--budget N: one BUDGET line on stderr (numbers formatted, the top contributors named); exit 1 when the always-on total (loaded with --loaded) exceeds N", () => {
   const ex = buildExample();
   const run = (args: string[]) =>
     scan(["--root", ex.demo, "--global", ...args], { env: { HOME: ex.home } });
   const over = run(["--budget", "50"]);
   assert.equal(over.code, 1);
-  assert.equal(over.stderr, "BUDGET: exceeded always-on 53 > 50 tokens\n❌ FAILED EXIT:1\n");
+  const topic = `~/.claude/projects/${slugOf(ex.demo)}/memory/topic.md`;
+  assert.equal(
+    over.stderr,
+    `BUDGET: exceeded always-on 53 > 50 tokens (top: .claude/rules/api/scoped.md 11, .claude/agents/reviewer.md 8, ${topic} 7)\n❌ FAILED EXIT:1\n`,
+  );
   assert.equal(over.stdout, ex.expected); // the document is still printed
   const ok = run(["--loaded", "--budget", "50"]);
   assert.equal(ok.code, 0);
@@ -298,14 +302,21 @@ Deno.test("--budget N: one BUDGET line on stderr; exit 1 when the always-on tota
   assert.equal(exact.code, 0);
   assert.equal(exact.stderr, "BUDGET: ok always-on 53 <= 53 tokens\n✅ EXIT:0\n");
   const tight = run(["--loaded", "--budget", "0"]);
-  assert.equal(tight.stderr, "BUDGET: exceeded always-on loaded 32 > 0 tokens\n❌ FAILED EXIT:1\n");
+  const memory = `~/.claude/projects/${slugOf(ex.demo)}/memory/MEMORY.md`;
+  assert.equal(
+    tight.stderr,
+    `BUDGET: exceeded always-on loaded 32 > 0 tokens (top: .claude/agents/reviewer.md 8, ${memory} 5, CLAUDE.md 4)\n❌ FAILED EXIT:1\n`,
+  );
   // an incomplete inventory keeps exit 2
   const broken = makeTempDir("ctxkit-budget-");
   Deno.symlinkSync(`${broken}/missing`, `${broken}/rules`);
   writeTree(broken, { "CLAUDE.md": "x".repeat(40) });
   const issues = scan(["--root", broken, "--budget", "1"], { env: { HOME: makeTempDir() } });
   assert.equal(issues.code, 2);
-  assert.equal(issues.stderr, "BUDGET: exceeded always-on 10 > 1 tokens\n❌ FAILED EXIT:2\n");
+  assert.equal(
+    issues.stderr,
+    "BUDGET: exceeded always-on 10 > 1 tokens (top: CLAUDE.md 10)\n❌ FAILED EXIT:2\n",
+  );
 });
 
 Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdout", () => {
@@ -330,4 +341,16 @@ Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdo
     assert.equal(r.stdout, "");
     assert.equal(r.code, 2);
   }
+});
+
+Deno.test("--budget under --tier per-spawn checks the per-spawn total (not a silent 0)", () => {
+  const ex = buildExample();
+  const r = scan(["--root", ex.demo, "--tier", "per-spawn", "--budget", "1"], {
+    env: { HOME: ex.home },
+  });
+  assert.equal(r.code, 1);
+  assert.equal(
+    r.stderr,
+    "BUDGET: exceeded per-spawn 34 > 1 tokens (top: .claude/agents/reviewer.md 24, tools/agents/helper.md 10)\n❌ FAILED EXIT:1\n",
+  );
 });

@@ -20,21 +20,27 @@ import type { ScanDocument, ScanRow } from "../lib/scan/schema.ts";
 const HELP = [
   "context-scan.ts - discover potential context inventory and byte-size proxies.",
   "",
-  "  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--format F] [--budget N] [--json] [--help]",
+  "  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help]",
   "",
   "  --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)",
   "  --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)",
   "  --tier T      always-on | per-spawn | per-invocation | all   (default: all)",
-  "  --loaded      also report what Claude Code loads (loaded_bytes, loaded_tokens, limits)",
+  "  --loaded      add a MODEL of what Claude Code loads, from its documented rules (as of Claude",
+  "                Code 2.1.211): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global",
+  "  --observe     run the real claude once, offline, and report what it sent (observed: measured,",
+  "                not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>",
+  "  --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /",
+  "  --observe-unsandboxed / --plugin-dir DIR (repeatable)   options of --observe",
   "  --format F    json (default) | table (a report a person can read; alias: report)",
-  "  --budget N    exit 1 when the always-on tokens (loaded ones with --loaded) exceed N",
+  "  --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier",
+  "                tier's total (always-on for all; loaded with --loaded); names the top contributors",
   "  --json        emit JSON on stdout (the default; same as --format json)",
   "",
   "Tiers are inventory buckets, not observed loading: always-on includes conditional/imported",
   "instructions and memory; per-spawn inventories agent files; per-invocation inventories skills",
-  "and lazy references. Loading conditions are reported separately; totals are potential sizes.",
+  "and lazy references. Totals are potential sizes; --loaded's are modelled; only --observe measures.",
   "",
-  "Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery error (partial JSON has scan_issues; no project writes).",
+  "Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery/observation error (partial JSON has scan_issues; no project writes).",
 ].join("\n") + "\n";
 
 const OK = "✅ EXIT:0\n";
@@ -70,8 +76,8 @@ function scanRoot(root: string, extra: string[] = [], env: Record<string, string
 
 // command line ------------------------------------------------------------------------------------
 
-Deno.test("--help/-h/help: exact 17 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
-  assert.equal(HELP.split("\n").length - 1, 17);
+Deno.test("--help/-h/help: exact 23 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
+  assert.equal(HELP.split("\n").length - 1, 23);
   for (const flag of ["--help", "-h", "help"]) {
     const r = scan([flag]);
     assert.equal(r.stdout, HELP);

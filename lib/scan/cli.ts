@@ -10,10 +10,10 @@ import { UsageError } from "../errors.ts";
 import { printed, text } from "../text.ts";
 import { ArgCursor } from "../_cli/args.ts";
 import { writeErr, writeOutRaw } from "../_cli/output.ts";
-import { renderScanDocument } from "./document.ts";
+import { renderScanDocument, withObserved } from "./document.ts";
 import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
 import type { ScanDocument, TierFilter } from "./schema.ts";
-import { envValue } from "../paths.ts";
+import { envValue, globalRoot, logicalCwd } from "../paths.ts";
 
 // A plain list, not the zod enum: the CLI parses no JSON, so the bundle needs no zod.
 // Kept here, not imported from observe/run.ts: a plain scan must not load the observation code.
@@ -25,25 +25,31 @@ function isTierFilter(value: string): value is TierFilter {
   return TIER_FILTERS.includes(value);
 }
 
-/** The help text printed by `--help`, `-h` and `help` (17 lines). */
+/** The help text printed by `--help`, `-h` and `help` (23 lines). */
 export const SCAN_HELP =
   `context-scan.ts - discover potential context inventory and byte-size proxies.
 
-  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--format F] [--budget N] [--json] [--help]
+  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help]
 
   --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)
   --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)
   --tier T      always-on | per-spawn | per-invocation | all   (default: all)
-  --loaded      also report what Claude Code loads (loaded_bytes, loaded_tokens, limits)
+  --loaded      add a MODEL of what Claude Code loads, from its documented rules (as of Claude
+                Code 2.1.211): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global
+  --observe     run the real claude once, offline, and report what it sent (observed: measured,
+                not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>
+  --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /
+  --observe-unsandboxed / --plugin-dir DIR (repeatable)   options of --observe
   --format F    json (default) | table (a report a person can read; alias: report)
-  --budget N    exit 1 when the always-on tokens (loaded ones with --loaded) exceed N
+  --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier
+                tier's total (always-on for all; loaded with --loaded); names the top contributors
   --json        emit JSON on stdout (the default; same as --format json)
 
 Tiers are inventory buckets, not observed loading: always-on includes conditional/imported
 instructions and memory; per-spawn inventories agent files; per-invocation inventories skills
-and lazy references. Loading conditions are reported separately; totals are potential sizes.
+and lazy references. Totals are potential sizes; --loaded's are modelled; only --observe measures.
 
-Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery error (partial JSON has scan_issues; no project writes).
+Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery/observation error (partial JSON has scan_issues; no project writes).
 `;
 
 /** The scan a command line asks for: `global` and `tier` always set, `root` only when given. */
@@ -52,16 +58,40 @@ export type ScanArgs = ScanOptions & { global: boolean; tier: TierFilter };
 /** `--format` values: `json` (the default) or the table report (`table`, alias `report`). */
 export type OutputFormat = "json" | "table";
 
+/** `--observe` and its options (`references/context-scan.md#observe`). */
+export interface ObserveArgs {
+  /** `--claude PATH`: the executable to run (default: `claude` on `PATH`). */
+  claude?: string;
+  /** `--observe-timeout S`: the deadline in seconds (default 60). */
+  timeoutSeconds: number;
+  /** `--observe-unsandboxed`: run without a network namespace, and despite redirecting settings. */
+  unsandboxed: boolean;
+  /** `--observe-hooks`: let SessionStart hooks run and report what they injected. */
+  hooks: boolean;
+}
+
 /**
- * A parsed command line: a help request, or what to scan and how to print it. `loaded`, `format`
- * and `budget` are present only when their option was given (`--format json` and `--json` leave
- * the default).
+ * A parsed command line: a help request, or what to scan and how to print it. `loaded`,
+ * `observe`, `format` and `budget` are present only when their option was given (`--format json`
+ * and `--json` leave the default); `pluginDirs` holds every `--plugin-dir` value in order.
  */
 export type ScanCommand =
   | { help: true }
-  | { help: false; scan: ScanArgs; loaded?: true; format?: "table"; budget?: number };
+  | {
+    help: false;
+    scan: ScanArgs;
+    pluginDirs: string[];
+    loaded?: true;
+    observe?: ObserveArgs;
+    format?: "table";
+    budget?: number;
+  };
+
+/** The default `--observe-timeout`, in seconds. */
+export const DEFAULT_OBSERVE_TIMEOUT_SECONDS = 60;
 
 const WHOLE_NUMBER = /^[0-9]+$/;
+const MAX_OBSERVE_TIMEOUT_SECONDS = 3600;
 
 /**
  * Parse context-scan's arguments left to right; throws a {@linkcode UsageError} with the exact
@@ -73,13 +103,20 @@ const WHOLE_NUMBER = /^[0-9]+$/;
  * ```ts
  * import { parseScanArgs } from "./cli.ts";
  * parseScanArgs(["--root", "--global"]);
- * // { help: false, scan: { global: false, tier: "all", root: "--global" } }
+ * // { help: false, scan: { global: false, tier: "all", root: "--global" }, pluginDirs: [] }
  * ```
  */
 export function parseScanArgs(argv: readonly string[]): ScanCommand {
   const args = new ArgCursor(argv);
   const scan: ScanArgs = { global: false, tier: "all" };
-  const command: ScanCommand & { help: false } = { help: false, scan };
+  const command: ScanCommand & { help: false } = { help: false, scan, pluginDirs: [] };
+  // Options of --observe, checked once every argument is read (so their order does not matter).
+  const observe: Omit<ObserveArgs, "timeoutSeconds"> & { timeoutSeconds?: number } = {
+    unsandboxed: false,
+    hooks: false,
+  };
+  let observeAsked = false;
+  const needsObserve: string[] = [];
   while (!args.done) {
     const arg = args.next();
     if (args.operand) throw new UsageError(text`unexpected argument: ${arg}`);
@@ -118,6 +155,36 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
         command.budget = budget;
         break;
       }
+      case "--observe":
+        observeAsked = true;
+        break;
+      case "--claude":
+        observe.claude = args.requireValue(arg);
+        needsObserve.push(arg);
+        break;
+      case "--observe-timeout": {
+        const value = args.value() ?? "";
+        const seconds = Number(value);
+        if (!WHOLE_NUMBER.test(value) || seconds < 1 || seconds > MAX_OBSERVE_TIMEOUT_SECONDS) {
+          throw new UsageError(
+            text`--observe-timeout needs a whole number of seconds (1 to 3600): ${value}`,
+          );
+        }
+        observe.timeoutSeconds = seconds;
+        needsObserve.push(arg);
+        break;
+      }
+      case "--observe-unsandboxed":
+        observe.unsandboxed = true;
+        needsObserve.push(arg);
+        break;
+      case "--observe-hooks":
+        observe.hooks = true;
+        needsObserve.push(arg);
+        break;
+      case "--plugin-dir":
+        command.pluginDirs.push(args.requireValue(arg));
+        break;
       case "-h":
       case "--help":
       case "help":
@@ -125,6 +192,17 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
       default:
         throw new UsageError(text`unknown option: ${arg}`);
     }
+  }
+  if (observeAsked) {
+    command.observe = {
+      ...observe,
+      timeoutSeconds: observe.timeoutSeconds ?? DEFAULT_OBSERVE_TIMEOUT_SECONDS,
+    };
+  } else if (needsObserve.length > 0) {
+    throw new UsageError(text`${needsObserve[0]} needs --observe`);
+  }
+  if (command.pluginDirs.length > 0 && !observeAsked && command.loaded !== true) {
+    throw new UsageError(text`--plugin-dir needs --observe or --loaded`);
   }
   return command;
 }
@@ -139,28 +217,93 @@ export function scanExitCode(result: ScanResult): 0 | 2 {
   return result.complete ? 0 : 2;
 }
 
+/** A number as the budget line and the report print it: `10,880`. */
+export function formatNumber(n: number): string {
+  return n.toLocaleString("en-US");
+}
+
+/** How many contributors the exceeded budget line names. */
+export const BUDGET_TOP = 3;
+
 /**
- * The `--budget` check: the always-on total (loaded, with `--loaded`) against `budget` tokens, and
- * its one stderr line (`references/context-scan.md#budget`).
+ * The `--budget` check and its one stderr line (`references/context-scan.md#budget`): under
+ * `--observe` the observed total; otherwise the total of the `--tier` tier (`always-on` for
+ * `all`), loaded with `--loaded`. Numbers are written with thousands separators; an exceeded
+ * line names the top {@linkcode BUDGET_TOP} contributors (observed groups, or rows by path
+ * relative to the project root, else `~/…` below `home`, else absolute).
  *
  * @example
  * ```ts ignore
- * budgetCheck(document, 1000);
- * // { exceeded: true, line: "BUDGET: exceeded always-on loaded 1234 > 1000 tokens" }
+ * budgetCheck(document, 8000);
+ * // { exceeded: true,
+ * //   line: "BUDGET: exceeded always-on 10,880 > 8,000 tokens (top: CLAUDE.md 6,000, …)" }
  * ```
  */
 export function budgetCheck(
   document: ScanDocument,
   budget: number,
+  home?: string,
 ): { exceeded: boolean; line: string } {
-  const total = document.totals["always-on"];
-  const loaded = total.loaded;
-  const tokens = loaded?.tokens ?? total.tokens;
-  const what = loaded === undefined ? "always-on" : "always-on loaded";
-  return tokens > budget
-    ? { exceeded: true, line: `BUDGET: exceeded ${what} ${tokens} > ${budget} tokens` }
-    : { exceeded: false, line: `BUDGET: ok ${what} ${tokens} <= ${budget} tokens` };
+  let tokens: number;
+  let what: string;
+  let top: { name: string; tokens: number }[];
+  const observed = document.observed;
+  if (observed !== undefined) {
+    tokens = observed.total.tokens;
+    what = "observed";
+    top = OBSERVED_TITLES.map(([key, title]) => ({
+      name: title,
+      tokens: observed.categories[key].tokens,
+    }));
+  } else {
+    const tier = document.tier_filter === "all" ? "always-on" : document.tier_filter;
+    const total = document.totals[tier];
+    const loaded = total.loaded;
+    tokens = loaded?.tokens ?? total.tokens;
+    what = loaded === undefined ? tier : `${tier} loaded`;
+    const project = `${document.roots.project}/`;
+    const shown = (path: string) => {
+      if (path.startsWith(project)) return path.slice(project.length);
+      if (home !== undefined && home !== "/" && path.startsWith(`${home}/`)) {
+        return `~/${path.slice(home.length + 1)}`;
+      }
+      return path;
+    };
+    top = document.files.filter((r) => r.tier === tier).map((r) => ({
+      name: shown(r.path),
+      tokens: loaded === undefined ? r.tokens : r.loaded_tokens ?? 0,
+    }));
+  }
+  const figures = `${formatNumber(tokens)} ${tokens > budget ? ">" : "<="} ${formatNumber(budget)}`;
+  if (tokens <= budget) return { exceeded: false, line: `BUDGET: ok ${what} ${figures} tokens` };
+  const named = top
+    .map((t, i) => ({ ...t, i }))
+    .filter((t) => t.tokens > 0)
+    .sort((a, b) => b.tokens - a.tokens || a.i - b.i)
+    .slice(0, BUDGET_TOP)
+    .map((t) => printed(text`${t.name} ${formatNumber(t.tokens)}`));
+  const suffix = named.length === 0 ? "" : ` (top: ${named.join(", ")})`;
+  return { exceeded: true, line: `BUDGET: exceeded ${what} ${figures} tokens${suffix}` };
 }
+
+/**
+ * The `/context` group titles in report order: a copy of `categories.ts`'s, which the plain scan
+ * must not load (`lib/scan/cli_test.ts` holds the two equal).
+ */
+export const OBSERVED_TITLES: readonly [
+  keyof NonNullable<ScanDocument["observed"]>["categories"],
+  string,
+][] = [
+  ["system-prompt", "System prompt"],
+  ["tools", "System tools"],
+  ["memory-files", "Memory files"],
+  ["skills", "Skills"],
+  ["agents", "Custom agents"],
+  ["hooks", "Hooks' context"],
+  ["environment", "Environment"],
+  ["messages", "Messages"],
+  ["unattributed", "Unattributed"],
+];
 
 /**
  * The report's width: `COLUMNS` when it is a whole number, else the terminal's width when stdout
@@ -212,6 +355,21 @@ export async function scanMain(args: readonly string[]): Promise<number> {
   const options: ScanOptions = { ...command.scan, loaded: command.loaded === true };
   const loading = command.loaded ? (await import("./loading.ts")).createLoadingStep() : undefined;
   const result = scanProject(options, loading);
+  if (command.observe !== undefined) {
+    const { observeProject } = await import("./observe/observe.ts");
+    const observed = await observeProject({
+      root: result.document.roots.project,
+      global: globalRoot(),
+      ...(command.observe.claude === undefined ? {} : { claude: command.observe.claude }),
+      timeoutMs: command.observe.timeoutSeconds * 1000,
+      unsandboxed: command.observe.unsandboxed,
+      hooks: command.observe.hooks,
+      pluginDirs: command.pluginDirs,
+      env: Deno.env.toObject(),
+      cwd: logicalCwd(),
+    });
+    result.document = withObserved(result.document, observed);
+  }
   writeErr(...result.warnings.map(warningLine));
   if (command.format === "table") {
     const { renderReport } = await import("./report.ts");
@@ -226,7 +384,7 @@ export async function scanMain(args: readonly string[]): Promise<number> {
   }
   let rc: number = scanExitCode(result);
   if (command.budget !== undefined) {
-    const check = budgetCheck(result.document, command.budget);
+    const check = budgetCheck(result.document, command.budget, envValue("HOME"));
     writeErr(check.line);
     if (check.exceeded && rc === 0) rc = 1;
   }

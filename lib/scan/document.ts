@@ -13,6 +13,8 @@ import type {
   ScanDocument,
   ScanIssue,
   ScanLoadedTotal,
+  ScanObserved,
+  ScanObservedSource,
   ScanRow,
   ScanTotal,
   ScanTotals,
@@ -187,8 +189,64 @@ export function renderScanDocument(doc: ScanDocument): string {
     `    "per-spawn": ${totalJson(doc.totals["per-spawn"])},`,
     `    "per-invocation": ${totalJson(doc.totals["per-invocation"])},`,
     `    "grand": ${totalJson(doc.totals.grand)}`,
-    "  }",
+    doc.observed === undefined ? "  }" : "  },",
+    ...(doc.observed === undefined ? [] : observedLines(doc.observed)),
     "}",
   ];
   return lines.join("\n") + "\n";
+}
+
+/**
+ * The document with an observation in it (`--observe`): `actual_loading_observed` true and the
+ * `observed` object last.
+ */
+export function withObserved(doc: ScanDocument, observed: ScanObserved): ScanDocument {
+  return {
+    ...doc,
+    measurement: { ...doc.measurement, actual_loading_observed: true },
+    observed,
+  };
+}
+
+function sourceJson(source: ScanObservedSource): string {
+  const json: { [key: string]: JsonValue } = {
+    category: source.category,
+    kind: source.kind,
+    name: source.name,
+    path: source.path,
+    built_in: source.built_in,
+    bytes: source.bytes,
+    tokens: source.tokens,
+  };
+  if (source.origin !== undefined) json.origin = source.origin;
+  if (source.file_bytes !== undefined) json.file_bytes = source.file_bytes;
+  if (source.cut !== undefined) json.cut = source.cut;
+  return compactJson(json);
+}
+
+/** The `observed` object's lines (`references/context-scan.md#observed`), 2-space layout. */
+function observedLines(o: ScanObserved): string[] {
+  const keys = Object.keys(o.categories) as (keyof ScanObserved["categories"])[];
+  const list = (name: string, items: string[], last = false) => [
+    `    ${jsonString(name)}: [`,
+    ...items.map((item, i) => `      ${item}${i < items.length - 1 ? "," : ""}`),
+    last ? "    ]" : "    ],",
+  ];
+  return [
+    `  "observed": {`,
+    `    "claude_code_version": ${jsonString(o.claude_code_version)},`,
+    `    "sandboxed": ${o.sandboxed},`,
+    `    "layout_checked_on": ${compactJson(o.layout_checked_on)},`,
+    `    "categories": {`,
+    ...keys.map((k, i) =>
+      `      ${jsonString(k)}: ${spacedObject({ ...o.categories[k] })}${
+        i < keys.length - 1 ? "," : ""
+      }`
+    ),
+    "    },",
+    `    "total": ${spacedObject({ ...o.total })},`,
+    ...list("sources", o.sources.map(sourceJson)),
+    ...list("warnings", o.warnings.map((w) => jsonString(w)), true),
+    "  }",
+  ];
 }

@@ -28,6 +28,9 @@ export {
   parseScanDocument,
   type ScanDocument,
   type ScanIssue,
+  type ScanObserved,
+  type ScanObservedSize,
+  type ScanObservedSource,
   type ScanRow,
   type ScanTotal,
 } from "./schema.ts";

@@ -10,7 +10,8 @@
 
 import { printable } from "../text.ts";
 import { LIMIT_MEANINGS, RULES_AS_OF } from "./loading_rules.ts";
-import type { LimitCode, ScanDocument, ScanRow, ScanTotal } from "./schema.ts";
+import { CONTEXT_CATEGORIES } from "./categories.ts";
+import type { LimitCode, ScanDocument, ScanObserved, ScanRow, ScanTotal } from "./schema.ts";
 
 /** How to render the report. */
 export interface ReportOptions {
@@ -45,6 +46,34 @@ function keepEnd(s: string, max: number): string {
   const chars = [...s];
   if (chars.length <= max) return s;
   return max <= 0 ? "" : "…" + chars.slice(chars.length - max + 1).join("");
+}
+
+/**
+ * A path cut to `max` code points in the middle: its first segment (`/tmp`, `~`, `.claude`…) and
+ * `/…`, then as much of its end as fits, the last segment always whole — so a cut path still says
+ * where it starts and which file it is. A path whose first and last segments alone do not fit
+ * keeps its end behind `…`.
+ *
+ * @example
+ * ```ts
+ * import { cutMiddle } from "./report.ts";
+ * cutMiddle("~/.claude/plugins/cache/tools/skills/setup/SKILL.md", 30); // "~/…ools/skills/setup/SKILL.md"
+ * ```
+ */
+export function cutMiddle(s: string, max: number): string {
+  if (width(s) <= max) return s;
+  const segs = s.split("/");
+  const absolute = segs[0] === "";
+  const first = absolute ? `/${segs[1] ?? ""}` : segs[0];
+  const restStart = absolute ? 2 : 1;
+  const last = segs[segs.length - 1];
+  if (segs.length > restStart + 1 && width(first) + 3 + width(last) <= max) {
+    // `first/…` then as much of the rest's end as fits: the last segment always whole.
+    const rest = [...segs.slice(restStart).join("/")];
+    const room = max - width(first) - 2;
+    return `${first}/…${rest.slice(rest.length - room).join("")}`;
+  }
+  return keepEnd(s, max);
 }
 
 /** `s` cut to `max` code points, keeping its start before a trailing `…`. */
@@ -140,7 +169,7 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
       : Math.max(value > 0 ? 1 : 0, Math.round((value / max) * barWidth));
     const bar = paint(TIER_COLOR[row.tier], "█".repeat(length)) + " ".repeat(barWidth - length);
     const suffix = kindSuffix(row);
-    const path = keepEnd(show(row.path), pathWidth - width(suffix)) + suffix;
+    const path = cutMiddle(show(row.path), pathWidth - width(suffix)) + suffix;
     const numbers = figures(num(row.tokens), num(row.loaded_tokens ?? 0));
     out.push(`  ${bar}${numbers}  ${padEnd(row.tier, 14)}  ${path}`);
   }
@@ -160,12 +189,14 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
     }
   }
 
+  if (doc.observed !== undefined) out.push("", ...observedSection(doc.observed, w, paint, show));
+
   // Scan issues.
   out.push("");
   out.push(bold(`SCAN ISSUES (${doc.scan_issues.length})`));
   if (doc.scan_issues.length === 0) out.push(`  ${paint("32", "none: the inventory is complete")}`);
   for (const issue of doc.scan_issues) {
-    out.push(`  ${paint("31", keepEnd(show(issue.path), w - 2))}`);
+    out.push(`  ${paint("31", cutMiddle(show(issue.path), w - 2))}`);
     // Problem lines name absolute paths: shown relative to the project root, so the reason fits.
     for (const line of issue.detail.split("\n")) {
       const short = line.replaceAll(`${doc.roots.project}/`, "");
@@ -198,4 +229,65 @@ export function displayPath(path: string, doc: ScanDocument, home: string | unde
   const project = doc.roots.project;
   if (path.startsWith(`${project}/`)) return path.slice(project.length + 1);
   return tildePath(path, home);
+}
+
+/** How many observed sources the report lists. */
+export const OBSERVED_SOURCES = 10;
+
+/**
+ * The observed start-up context (`--observe`), grouped as Claude Code's `/context` groups it: one
+ * line per group (tokens, share of the total, a bar), the total, then the heaviest sources.
+ */
+function observedSection(
+  o: ScanObserved,
+  w: number,
+  paint: (code: string, s: string) => string,
+  show: (path: string) => string,
+): string[] {
+  const out: string[] = [];
+  const bold = (s: string) => paint("1", s);
+  out.push(bold(keepStart(
+    `OBSERVED START-UP CONTEXT (Claude Code ${printable(o.claude_code_version)}, ${
+      o.sandboxed ? "sandboxed" : "not sandboxed"
+    }; tokens = bytes/4)`,
+    w,
+  )));
+  const barWidth = Math.floor(w / 5);
+  const max = Math.max(0, ...CONTEXT_CATEGORIES.map((c) => o.categories[c.key].tokens));
+  const share = (n: number) =>
+    o.total.tokens === 0 ? "0.0%" : `${((n / o.total.tokens) * 100).toFixed(1)}%`;
+  for (const { key, title } of CONTEXT_CATEGORIES) {
+    const tokens = o.categories[key].tokens;
+    const length = max === 0
+      ? 0
+      : Math.max(tokens > 0 ? 1 : 0, Math.round((tokens / max) * barWidth));
+    const bar = length === 0
+      ? ""
+      : `  ${paint(key === "unattributed" ? "31" : "36", "█".repeat(length))}`;
+    out.push(
+      `  ${padEnd(title, 16)}${padStart(num(tokens), 9)}${padStart(share(tokens), 8)}${bar}`,
+    );
+  }
+  out.push(`  ${padEnd("total", 16)}${padStart(num(o.total.tokens), 9)}`);
+  const heaviest = o.sources
+    .map((source, i) => ({ source, i }))
+    .sort((a, b) => b.source.tokens - a.source.tokens || a.i - b.i)
+    .slice(0, OBSERVED_SOURCES)
+    .map(({ source }) => source);
+  out.push("");
+  out.push(bold(`HEAVIEST OBSERVED SOURCES (${heaviest.length} of ${o.sources.length})`));
+  if (heaviest.length === 0) out.push("  none");
+  for (const s of heaviest) {
+    const what = s.kind === "hook" || s.path === null
+      ? `${printable(s.name)}${s.built_in ? " [built-in]" : ""}`
+      : s.kind === "skill" || s.kind === "command" || s.kind === "agent"
+      ? `${printable(s.name)} (${show(s.path)})`
+      : show(s.path);
+    const head = `  ${padStart(num(s.tokens), 9)}  ${padEnd(s.kind, 12)}  `;
+    out.push(head + cutMiddle(what, w - width(head)));
+  }
+  for (const warning of o.warnings) {
+    out.push(`  ${paint("33", keepStart(`⚠ ${printable(warning)}`, w - 2))}`);
+  }
+  return out;
 }

@@ -128,10 +128,10 @@ total                 6     15,450     12,085
 
 HEAVIEST 6 ROWS (by loaded tokens)
              tokens   loaded  tier            path
-  ████████   10,000    6,250  always-on       …s/-home-ana-demo/memory/MEMORY.md
-  ████        3,000    3,000  per-invocation  …very-long-directory-name/SKILL.md
+  ████████   10,000    6,250  always-on       ~/…-home-ana-demo/memory/MEMORY.md
+  ████        3,000    3,000  per-invocation  skills/…ng-directory-name/SKILL.md
   ███         1,000    2,250  always-on       CLAUDE.md
-  █             750      385  always-on       …directory-name/SKILL.md [listing]
+  █             750      385  always-on       skills/…ry-name/SKILL.md [listing]
   █             200      200  per-spawn       "agents/new\\nline.md"
                 500        0  always-on       .claude/rules/api/scoped.md
 

@@ -226,6 +226,154 @@ export const ScanTotalsSchema = z.deferred(() =>
   })
 );
 
+/** The `/context` groups of an observation (`lib/scan/categories.ts`). */
+export const ObservedCategorySchema = z.deferred(() =>
+  z.enum([
+    "system-prompt",
+    "tools",
+    "memory-files",
+    "skills",
+    "agents",
+    "hooks",
+    "environment",
+    "messages",
+    "unattributed",
+  ])
+);
+
+/** `{bytes, tokens}` of an observed group or of the whole request. */
+export interface ScanObservedSize {
+  /** UTF-8 bytes of the text Claude Code sent. */
+  bytes: number;
+  /** `floor(bytes / 4)`. */
+  tokens: number;
+}
+
+/** Schema of an observed size. */
+export const ScanObservedSizeSchema = z.deferred(() =>
+  z.object({
+    bytes: z.int().check(z.nonnegative()),
+    tokens: z.int().check(z.nonnegative()),
+  })
+);
+
+/** One source of an observation: an instruction file, a listing entry or a hook's output. */
+export interface ScanObservedSource {
+  /** The group it counts in. */
+  category:
+    | "system-prompt"
+    | "tools"
+    | "memory-files"
+    | "skills"
+    | "agents"
+    | "hooks"
+    | "environment"
+    | "messages"
+    | "unattributed";
+  /** What it is. */
+  kind:
+    | "instruction"
+    | "rule"
+    | "import"
+    | "memory-index"
+    | "skill"
+    | "command"
+    | "agent"
+    | "hook";
+  /** The listing entry's name, the hook line's label, or (files) the real path. */
+  name: string;
+  /** The real file it came from; `null` for a built-in entry, a hook, or a file not found. */
+  path: string | null;
+  /** A listing entry that matches no file: Claude Code's own (a plugin entry is never built-in). */
+  built_in: boolean;
+  /** Bytes Claude Code sent for it. */
+  bytes: number;
+  /** `floor(bytes / 4)`. */
+  tokens: number;
+  /** Files only: how Claude Code described the file (`project instructions, …`). */
+  origin?: string;
+  /** Files only: the file's size on disk now (`null` when it cannot be read). */
+  file_bytes?: number | null;
+  /** `memory-index` only: true when Claude Code sent less than the whole file. */
+  cut?: boolean;
+}
+
+/** Schema of one observed source. */
+export const ScanObservedSourceSchema = z.deferred(() =>
+  z.object({
+    category: ObservedCategorySchema,
+    kind: z.enum([
+      "instruction",
+      "rule",
+      "import",
+      "memory-index",
+      "skill",
+      "command",
+      "agent",
+      "hook",
+    ]),
+    name: z.string(),
+    path: z.nullable(z.string()),
+    built_in: z.boolean(),
+    bytes: z.int().check(z.nonnegative()),
+    tokens: z.int().check(z.nonnegative()),
+    origin: z.optional(z.string()),
+    file_bytes: z.optional(z.nullable(z.int().check(z.nonnegative()))),
+    cut: z.optional(z.boolean()),
+  })
+);
+
+/** What `--observe` adds to the document: the request the real Claude Code sent, measured. */
+export interface ScanObserved {
+  /** `claude --version`'s number. */
+  claude_code_version: string;
+  /** True when `claude` ran in a fresh network namespace holding only loopback. */
+  sandboxed: boolean;
+  /** The Claude Code versions the request layout was checked on. */
+  layout_checked_on: string[];
+  /** Bytes and tokens per `/context` group, every group in report order. */
+  categories: {
+    "system-prompt": ScanObservedSize;
+    tools: ScanObservedSize;
+    "memory-files": ScanObservedSize;
+    skills: ScanObservedSize;
+    agents: ScanObservedSize;
+    hooks: ScanObservedSize;
+    environment: ScanObservedSize;
+    messages: ScanObservedSize;
+    unattributed: ScanObservedSize;
+  };
+  /** The whole request's text: the sum of the groups. */
+  total: ScanObservedSize;
+  /** One row per instruction file, listing entry and hook output, in request order. */
+  sources: ScanObservedSource[];
+  /** Blocks not understood (counted as unattributed) and entries not copied. */
+  warnings: string[];
+}
+
+/** Schema of the `observed` object. */
+export const ScanObservedSchema = z.deferred(() =>
+  z.object({
+    claude_code_version: z.string(),
+    sandboxed: z.boolean(),
+    layout_checked_on: z.array(z.string()),
+    categories: z.object({
+      "system-prompt": ScanObservedSizeSchema,
+      tools: ScanObservedSizeSchema,
+      "memory-files": ScanObservedSizeSchema,
+      skills: ScanObservedSizeSchema,
+      agents: ScanObservedSizeSchema,
+      hooks: ScanObservedSizeSchema,
+      environment: ScanObservedSizeSchema,
+      messages: ScanObservedSizeSchema,
+      unattributed: ScanObservedSizeSchema,
+    }),
+    total: ScanObservedSizeSchema,
+    sources: z.array(ScanObservedSourceSchema),
+    warnings: z.array(z.string()),
+  })
+);
+
 /** The context-scan output document. */
 export interface ScanDocument {
   /** The scanned roots; `global` is `null` without `--global`. */
@@ -238,7 +386,8 @@ export interface ScanDocument {
   measurement: {
     scope: "potential-inventory";
     token_proxy: "bytes/4";
-    actual_loading_observed: false;
+    /** True only with `--observe`: then `observed` holds what Claude Code really sent. */
+    actual_loading_observed: boolean;
   };
   /** Admitted rows in discovery order. */
   files: ScanRow[];
@@ -251,6 +400,8 @@ export interface ScanDocument {
     "per-invocation": ScanTotal;
     grand: ScanTotal;
   };
+  /** `--observe` only: what the real Claude Code sent (`references/context-scan.md#observed`). */
+  observed?: ScanObserved;
 }
 
 /** Schema of the whole document context-scan prints on stdout. */
@@ -265,11 +416,12 @@ export const ScanDocumentSchema = z.deferred(() =>
     measurement: z.object({
       scope: z.literal("potential-inventory"),
       token_proxy: z.literal("bytes/4"),
-      actual_loading_observed: z.literal(false),
+      actual_loading_observed: z.boolean(),
     }),
     files: z.array(ScanRowSchema),
     scan_issues: z.array(ScanIssueSchema),
     totals: ScanTotalsSchema,
+    observed: z.optional(ScanObservedSchema),
   })
 );
 
@@ -301,3 +453,26 @@ export function parseScanDocument(
   const where = first?.path.length ? first.path.join(".") : "document";
   return { ok: false, error: `${where}: ${first?.message ?? "invalid"}` };
 }
+
+/**
+ * The `settings.json` fields `--observe` reads (Claude Code's file, not ctxkit's: every other key
+ * is kept and ignored): the ones that could send a request elsewhere or run a credential helper
+ * (`references/context-scan.md#what-is-refused`).
+ */
+export const ClaudeSettingsSchema = z.deferred(() =>
+  z.looseObject({
+    // An object of any keys (zod/mini as vendored has no record): the names are what matter.
+    env: z.optional(z.looseObject({})),
+    apiKeyHelper: z.optional(z.unknown()),
+    awsAuthRefresh: z.optional(z.unknown()),
+    awsCredentialExport: z.optional(z.unknown()),
+    gcpAuthRefresh: z.optional(z.unknown()),
+    otelHeadersHelper: z.optional(z.unknown()),
+  })
+);
+
+/** The fields of a parsed `settings.json` that `--observe` looks at. */
+export type ClaudeSettings = z.infer<typeof ClaudeSettingsSchema>;
+
+/** A plugin's `.claude-plugin/plugin.json`, of which `--observe` reads only the name. */
+export const PluginManifestSchema = z.deferred(() => z.looseObject({ name: z.string() }));

@@ -185,14 +185,44 @@ function splitListing(
   return { parts, end: at };
 }
 
+const HOOK_OUTPUT = "SessionStart";
+const ENVIRONMENT_HEADING = "\n\n# Environment\n";
+
 /**
- * Split the system-role message (the environment block, the deferred tools, the agent and skill
- * listings, the date) into parts. Text outside the two listings is `environment`, except the
- * deferred-tool paragraph, which counts as `tools`.
+ * The SessionStart hooks' output at the head of the system-role message, one `hooks` part per
+ * paragraph that starts with `SessionStart` (`SessionStart:startup hook success: <stdout>`,
+ * `SessionStart hook additional context: <text>`), each with the blank line after it. Everything
+ * up to the environment heading belongs to them, so a hook's own blank lines stay in its part.
+ * Nothing when the message does not start that way (no hook ran, or the layout changed).
+ */
+export function splitHookContext(text: string): ObservedPart[] {
+  if (!text.startsWith(HOOK_OUTPUT)) return [];
+  const env = text.indexOf(ENVIRONMENT_HEADING);
+  if (env === -1) return [];
+  const head = text.slice(0, env + 2);
+  const starts: number[] = [0];
+  let from = 0;
+  for (;;) {
+    const next = head.indexOf(`\n\n${HOOK_OUTPUT}`, from);
+    if (next === -1) break;
+    starts.push(next + 2);
+    from = next + 2;
+  }
+  return starts.map((start, i) => {
+    const t = head.slice(start, starts[i + 1] ?? head.length);
+    const colon = t.indexOf(": ");
+    return part("hooks", colon === -1 ? "SessionStart hook" : t.slice(0, colon), t);
+  });
+}
+
+/**
+ * Split the system-role message (the SessionStart hooks' output, the environment block, the
+ * deferred tools, the agent and skill listings, the date) into parts. Text outside the hooks'
+ * output and the two listings is `environment`, except the deferred-tool paragraph (`tools`).
  */
 export function splitEnvironment(text: string): ObservedPart[] {
-  const parts: ObservedPart[] = [];
-  let at = 0;
+  const parts: ObservedPart[] = splitHookContext(text);
+  let at = parts.reduce((n, p) => n + p.text.length, 0);
   const pushEnv = (to: number, label = "environment") => {
     if (to > at) {
       parts.push(
@@ -223,6 +253,10 @@ export function splitEnvironment(text: string): ObservedPart[] {
   pushEnv(text.length);
   return parts;
 }
+
+// The git snapshot Claude Code attaches in a git repository (2.1.328): part of the environment.
+const GIT_STATUS_OPENING =
+  "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# gitStatus\n";
 
 const BILLING = /^x-anthropic-billing-header: cc_version=([0-9]+\.[0-9]+\.[0-9]+)/;
 
@@ -280,6 +314,8 @@ export function parseObservedRequest(body: unknown): ObservedRequest {
       const instructions = splitInstructions(t);
       if (instructions !== undefined) {
         parts.push(...instructions);
+      } else if (t.startsWith(GIT_STATUS_OPENING) && t.endsWith(REMINDER_CLOSING)) {
+        parts.push(part("environment", "git status", t));
       } else if (t.startsWith("<system-reminder>\nAttribution for git commits")) {
         parts.push(part("messages", "attribution reminder", t));
       } else if (t.startsWith("<system-reminder>\nSessionStart hook")) {

@@ -49,6 +49,8 @@ export interface ObserveOptions {
   readonly timeoutMs: number;
   /** The environment `claude` starts from (the recorder's variables are set on top). */
   readonly env: Readonly<Record<string, string>>;
+  /** Aborting it kills the run at once (a signal to context-scan); the caller reports it. */
+  readonly stop?: AbortSignal;
 }
 
 /** What an observation saw: the Claude Code version and the first request's body. */
@@ -101,6 +103,8 @@ export function claudeEnvironment(
     DISABLE_ERROR_REPORTING: "1",
     DISABLE_BUG_COMMAND: "1",
     NO_PROXY: "*",
+    // Claude Code runs `git status` in a repository: no optional index refresh written to .git.
+    GIT_OPTIONAL_LOCKS: "0",
   };
 }
 
@@ -146,6 +150,37 @@ function firstLineOf(bytes: Uint8Array): string {
   return (nl === -1 ? all : all.slice(0, nl)).slice(0, 300);
 }
 
+/** How long a finished child's pipes are still read (a grandchild may keep them open). */
+const PIPE_GRACE_MS = 200;
+
+/** Read `stream` to its end in the background; `stop()` cancels it and returns what came. */
+function drain(stream: ReadableStream<Uint8Array>): { done: Promise<void>; stop(): Uint8Array } {
+  const chunks: Uint8Array[] = [];
+  const reader = stream.getReader();
+  const done = (async () => {
+    try {
+      for (;;) {
+        const { value, done } = await reader.read();
+        if (done) return;
+        chunks.push(value);
+      }
+    } catch { /* cancelled */ }
+  })();
+  return {
+    done,
+    stop() {
+      reader.cancel().catch(() => {});
+      const all = new Uint8Array(chunks.reduce((n, c) => n + c.length, 0));
+      let at = 0;
+      for (const c of chunks) {
+        all.set(c, at);
+        at += c.length;
+      }
+      return all;
+    },
+  };
+}
+
 /** Spawn `cmd`, and kill it (SIGKILL) when `deadline` passes or `stop` aborts; always reaped. */
 async function runBounded(
   cmd: string,
@@ -184,8 +219,17 @@ async function runBounded(
   }, Math.max(0, opts.deadline - Date.now()));
   opts.stop?.addEventListener("abort", kill, { once: true });
   try {
-    const out = await child.output();
-    return { code: out.code, stdout: out.stdout, stderr: out.stderr, timedOut };
+    const stdout = drain(child.stdout);
+    const stderr = drain(child.stderr);
+    const status = await child.status;
+    // A grandchild may hold the pipes open after the child is gone: read what is there, then stop.
+    let wait: ReturnType<typeof setTimeout> | undefined;
+    await Promise.race([
+      Promise.all([stdout.done, stderr.done]),
+      new Promise((resolve) => (wait = setTimeout(resolve, PIPE_GRACE_MS))),
+    ]);
+    clearTimeout(wait);
+    return { code: status.code, stdout: stdout.stop(), stderr: stderr.stop(), timedOut };
   } finally {
     clearTimeout(timer);
     opts.stop?.removeEventListener("abort", kill);
@@ -227,6 +271,7 @@ export async function observeHere(
       );
     }
     const stop = new AbortController();
+    options.stop?.addEventListener("abort", () => stop.abort(), { once: true });
     const run = runBounded(options.claude, claudeArguments(options), {
       cwd: options.cwd,
       env,
@@ -320,6 +365,19 @@ export function selfCommand(): string[] {
   ];
 }
 
+/**
+ * True when this process runs as root (then `unshare` needs no user namespace). Read from
+ * `/proc/self/status` (namespaces are Linux's), so `--observe` needs no `--allow-sys`.
+ */
+export function runsAsRoot(): boolean {
+  try {
+    const status = Deno.readTextFileSync("/proc/self/status");
+    return /^Uid:\s+0\s/m.test(status);
+  } catch {
+    return false;
+  }
+}
+
 /** The `unshare` flags of a fresh network and PID namespace (user namespace unless root). */
 export function unshareArguments(root: boolean): string[] {
   const own = ["--net", "--pid", "--fork", "--kill-child"];
@@ -337,7 +395,7 @@ export async function observeSandboxed(
   unshare: string,
   self: readonly string[] = selfCommand(),
 ): Promise<Observation | undefined> {
-  const root = Deno.uid() === 0;
+  const root = runsAsRoot();
   const childOptions = {
     claude: options.claude,
     cwd: options.cwd,
@@ -353,6 +411,7 @@ export async function observeSandboxed(
       env: { ...options.env, [OBSERVE_CHILD_ENV]: JSON.stringify(childOptions) },
       // The child has its own deadline; this one only catches a child that cannot keep it.
       deadline: Date.now() + options.timeoutMs + 10_000,
+      stop: options.stop,
     },
   ).catch((e) => {
     if (e instanceof ObserveError) return undefined; // unshare itself is missing

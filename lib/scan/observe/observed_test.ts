@@ -1,0 +1,94 @@
+import assert from "node:assert/strict";
+import { buildObserved, pluginName } from "./observed.ts";
+import { parseObservedRequest } from "./request.ts";
+import { resolveClaude } from "./observe.ts";
+import { ObserveError } from "./run.ts";
+
+function write(path: string, content: string): void {
+  Deno.mkdirSync(path.slice(0, path.lastIndexOf("/")), { recursive: true });
+  Deno.writeTextFileSync(path, content);
+}
+
+Deno.test("buildObserved: groups add up; listing entries matched to files, plugins by name, the rest built-in", () => {
+  const base = Deno.makeTempDirSync({ prefix: "ctxkit-observed-test-" });
+  const root = `${base}/r`;
+  const g = `${base}/g`;
+  write(`${root}/.claude/skills/a/SKILL.md`, "---\nname: alpha\n---\n");
+  write(`${root}/.claude/agents/rev.md`, "---\nname: reviewer\n---\n");
+  write(`${base}/plug/skills/p/SKILL.md`, "---\nname: ps\n---\n");
+  write(`${g}/CLAUDE.md`, "global\n");
+  const copy = `${base}/copy/config`;
+  const system =
+    "# Environment\nenv\n\nAvailable agent types for the Agent tool:\n- reviewer: r\n- Plan: p\n\n" +
+    "The following skills are available for use with the Skill tool:\n\n- alpha: a\n- plug:ps: p\n- other:x: o\n- init: i\n\nToday.";
+  const body = {
+    system: [{ type: "text", text: "x-anthropic-billing-header: cc_version=2.1.328.abc;" }],
+    tools: [{ name: "Read" }],
+    messages: [
+      {
+        role: "user",
+        content: [
+          {
+            type: "text",
+            text:
+              "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n" +
+              `Contents of ${copy}/CLAUDE.md (user's private global instructions for all projects):\n\nglobal\n</system-reminder>`,
+          },
+          { type: "image", source: {} },
+          { type: "text", text: "hi" },
+        ],
+      },
+      { role: "system", content: [{ type: "text", text: system }] },
+    ],
+  };
+  const request = parseObservedRequest(body);
+  assert.equal(request.version, "2.1.328");
+  const o = buildObserved(request, { version: "2.1.328", sandboxed: true, warnings: ["w"] }, {
+    root,
+    global: g,
+    pluginDirs: [`${base}/plug`],
+    realPath: (p) => p.startsWith(`${copy}/`) ? `${g}${p.slice(copy.length)}` : p,
+  });
+  const sum = Object.values(o.categories).reduce((n, c) => n + c.bytes, 0);
+  assert.equal(o.total.bytes, sum);
+  assert.equal(
+    o.categories.unattributed.bytes,
+    JSON.stringify({ type: "image", source: {} }).length,
+  );
+  assert.deepEqual(o.warnings, [
+    "w",
+    `not understood: message 1 (user) block 2 (${o.categories.unattributed.bytes} bytes counted as unattributed)`,
+  ]);
+  assert.deepEqual(o.sources.map((s) => [s.kind, s.name, s.path, s.built_in]), [
+    ["instruction", `${g}/CLAUDE.md`, `${g}/CLAUDE.md`, false],
+    ["agent", "reviewer", `${root}/.claude/agents/rev.md`, false],
+    ["agent", "Plan", null, true],
+    ["skill", "alpha", `${root}/.claude/skills/a/SKILL.md`, false],
+    ["skill", "plug:ps", `${base}/plug/skills/p/SKILL.md`, false],
+    ["skill", "other:x", null, false], // a plugin's entry whose file is not found: not built-in
+    ["skill", "init", null, true],
+  ]);
+  assert.equal(o.sources[0].file_bytes, 7);
+  // A plugin's name: plugin.json's, else the directory's.
+  assert.equal(pluginName(`${base}/plug/`), "plug");
+  write(`${base}/plug/.claude-plugin/plugin.json`, '{"name":"named"}');
+  assert.equal(pluginName(`${base}/plug`), "named");
+  Deno.removeSync(base, { recursive: true });
+});
+
+Deno.test("resolveClaude: --claude against the cwd, a bare name on PATH, else claude on PATH", () => {
+  const base = Deno.makeTempDirSync({ prefix: "ctxkit-resolve-test-" });
+  write(`${base}/bin/claude`, "#!/bin/sh\n");
+  Deno.chmodSync(`${base}/bin/claude`, 0o755);
+  const env = { PATH: `${base}/bin` };
+  assert.equal(resolveClaude("x/claude", env, "/cwd"), "/cwd/x/claude");
+  assert.equal(resolveClaude("/abs/claude", env, "/cwd"), "/abs/claude");
+  assert.equal(resolveClaude("claude", env, "/cwd"), `${base}/bin/claude`);
+  assert.equal(resolveClaude(undefined, env, "/cwd"), `${base}/bin/claude`);
+  assert.throws(() => resolveClaude("nope", env, "/cwd"), ObserveError);
+  assert.throws(
+    () => resolveClaude(undefined, { PATH: "/nonexistent" }, "/cwd"),
+    /claude not found on PATH/,
+  );
+  Deno.removeSync(base, { recursive: true });
+});
