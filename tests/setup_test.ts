@@ -165,6 +165,7 @@ Deno.test("README quick start, from a fresh clone with only node, npm, git and c
     DENO_DIR: denoDir,
   });
   assert.equal(second.code, 0, second.stdout.slice(-4000) + second.stderr.slice(-4000));
+  // deno-lint-ignore no-control-regex -- Deno's colour codes, stripped before reading its summary
   const summary = second.stdout.replace(/\x1b\[[0-9;]*m/g, "").match(/^ok \| \d+ passed .*$/m);
   assert.ok(summary !== null, second.stdout.slice(-4000));
   console.log(`the clone's suite: ${summary[0]}`);
