@@ -14,6 +14,7 @@ import { renderScanDocument } from "./document.ts";
 import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
 import type { ScanDocument, TierFilter } from "./schema.ts";
 import { envValue } from "../paths.ts";
+import { resolvePluginDirs } from "./roots.ts";
 
 // A plain list, not the zod enum: the CLI parses no JSON, so the bundle needs no zod.
 // Kept here, not imported from observe/run.ts: a plain scan must not load the observation code.
@@ -108,6 +109,9 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
       }
       case "--loaded":
         command.loaded = true;
+        break;
+      case "--plugin-dir":
+        scan.pluginDirs = [...(scan.pluginDirs ?? []), args.requireValue(arg)];
         break;
       case "--budget": {
         const value = args.value() ?? "";
@@ -210,7 +214,10 @@ export async function scanMain(args: readonly string[]): Promise<number> {
     return 0;
   }
   const options: ScanOptions = { ...command.scan, loaded: command.loaded === true };
-  const loading = command.loaded ? (await import("./loading.ts")).createLoadingStep() : undefined;
+  const pluginDirs = resolvePluginDirs(command.scan.pluginDirs ?? []);
+  const loading = command.loaded
+    ? (await import("./loading.ts")).createLoadingStep({ pluginDirs })
+    : undefined;
   const result = scanProject(options, loading);
   writeErr(...result.warnings.map(warningLine));
   if (command.format === "table") {

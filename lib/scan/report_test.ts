@@ -32,7 +32,7 @@ function row(
 /** A document with every section filled: a long path, a name needing quotes, limits, an issue. */
 function sample() {
   const rows: ScanRow[] = [
-    row(`${R}/CLAUDE.md`, "always-on", 4_000, 9_000, { limits: ["imports-included"] }),
+    row(`${R}/CLAUDE.md`, "always-on", 4_000, 9_000, { limits: ["frontmatter-stripped"] }),
     row(`${R}/.claude/rules/api/scoped.md`, "always-on", 2_000, 0, {
       loading: "path-scoped-rule",
       limits: ["path-scoped"],

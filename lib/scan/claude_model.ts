@@ -1,0 +1,651 @@
+/**
+ * Claude Code's loading model (`--loaded`; `references/context-scan.md#loaded-figures`): every
+ * source Claude Code puts into a session's first request, found the way Claude Code finds it and
+ * sized as the exact text it sends — each instruction file and each import its own source, each
+ * skill, command and agent listing entry its own source, with the listing budget applied to the
+ * whole listing. The rules and their numbers are `loading_rules.ts`; the text rules
+ * `claude_text.ts`. Reads files (each instruction file once, whole, up to 8 MiB), never writes.
+ *
+ * @module
+ */
+
+import { isAbsent } from "../_fs/errors.ts";
+import { ReadRefusedError, readRegular } from "../_fs/read.ts";
+import { gitToplevel } from "../git.ts";
+import { basename, dirname, normalizeLexical } from "../paths.ts";
+import { compareUtf8 } from "../sort.ts";
+import * as z from "../_zod.ts";
+import { parseFrontmatter, scalar, shownText, splitFrontmatter } from "./claude_text.ts";
+import { memoryIndexText } from "./claude_text.ts";
+import { scanFile, statFollow } from "./files.ts";
+import { BINARY_EXTENSIONS, IMPORTS, LISTING_BUDGET, SKILL_LISTING } from "./loading_rules.ts";
+import { InstructionScanner } from "./markdown.ts";
+import type { LimitCode, LoadedCategory, Loading, RootLabel, RowKind } from "./schema.ts";
+
+/** Files above this size are not read whole: their shown bytes are estimated by streaming. */
+export const LARGE_FILE_BYTES = 8 * 1024 * 1024;
+
+/** One source of the start-up context, as the model sees it. */
+export interface LoadedSource {
+  /** The file the source comes from. */
+  readonly path: string;
+  /** Which root it belongs to. */
+  readonly root: RootLabel;
+  /** The `/context` group it counts in. */
+  readonly category: LoadedCategory;
+  /** Row kind: `file` for an instruction file, `field:description` for a listing entry. */
+  readonly kind: RowKind;
+  /** The `loading` a new row for it carries. */
+  readonly loading: Loading;
+  /** Potential bytes: the file's size, or a listing entry's bytes before any cut. */
+  readonly potential: number;
+  /** Bytes Claude Code sends for it. */
+  loaded: number;
+  /** The limits that shaped `loaded`. */
+  readonly limits: Set<LimitCode>;
+  /** A listing entry's name as the listing writes it. */
+  readonly name?: string;
+  /** An import: the file that imported it. */
+  readonly importedBy?: string;
+}
+
+/** Where the model looks. */
+export interface ModelRoots {
+  /** The project root `R` (Claude Code's working directory). */
+  readonly project: string;
+  /** The global root `G` (`CLAUDE_CONFIG_DIR`). */
+  readonly global: string;
+  /** Whether global sources are reported (`--global`); auto-memory always is. */
+  readonly includeGlobal: boolean;
+  /** `~` for `@~/…` imports. */
+  readonly home: string | undefined;
+  /** `--plugin-dir` folders, resolved. */
+  readonly pluginDirs: readonly string[];
+  /** `SLASH_COMMAND_TOOL_CHAR_BUDGET`, when set. */
+  readonly budgetOverride?: string;
+}
+
+/** The model's answer: the sources, and facts the rows of the inventory need. */
+export interface LoadingModel {
+  /** Every source, in request order. */
+  readonly sources: readonly LoadedSource[];
+  /** True when AGENTS.md stood in for a missing CLAUDE.md. */
+  readonly agentsMdLoaded: boolean;
+  /** The auto-memory folder Claude Code reads. */
+  readonly memoryDir: string;
+  /** Every `SKILL.md` and command file Claude Code read for its listing (listed or not). */
+  readonly listingFiles: ReadonlySet<string>;
+}
+
+/**
+ * The listing entry bytes of a `SKILL.md` outside Claude Code's layout, as it would be listed
+ * (`- dir: description\n`, uncapped): the potential of its listing row; 0 when it lists nothing.
+ */
+export function skillListingPotential(path: string): number {
+  const dir = basename(dirname(path));
+  return listingEntry(path, dir, "project", "skill-listing", true)?.source.potential ?? 0;
+}
+
+const encoder = new TextEncoder();
+const utf8 = (s: string) => encoder.encode(s).length;
+
+type TextRead =
+  | { kind: "text"; text: string; size: number }
+  | { kind: "large"; size: number }
+  | { kind: "missing" }
+  | { kind: "unreadable" };
+
+function readText(path: string): TextRead {
+  try {
+    const bytes = readRegular(path, { maxBytes: LARGE_FILE_BYTES });
+    return { kind: "text", text: new TextDecoder().decode(bytes), size: bytes.length };
+  } catch (e) {
+    if (e instanceof ReadRefusedError) {
+      if (e.refusal === "too-large") {
+        const st = statFollow(path);
+        return { kind: "large", size: "error" in st ? 0 : st.size };
+      }
+      return e.refusal === "absent" ? { kind: "missing" } : { kind: "unreadable" };
+    }
+    if (e instanceof Deno.errors.PermissionDenied && String(e).includes("--allow")) throw e;
+    return isAbsent(e) ? { kind: "missing" } : { kind: "unreadable" };
+  }
+}
+
+function isFile(path: string): boolean {
+  const st = statFollow(path);
+  return !("error" in st) && st.isFile;
+}
+
+function isDirectory(path: string): boolean {
+  const st = statFollow(path);
+  return !("error" in st) && st.isDirectory;
+}
+
+function listNames(dir: string): Deno.DirEntry[] {
+  try {
+    return [...Deno.readDirSync(dir)].sort((a, b) => compareUtf8(a.name, b.name));
+  } catch {
+    return [];
+  }
+}
+
+/** Every `*.md` below `dir` (links followed, each real directory once), sorted per directory. */
+function markdownBelow(dir: string, seen = new Set<string>()): string[] {
+  let real: string;
+  try {
+    real = Deno.realPathSync(dir);
+  } catch {
+    return [];
+  }
+  if (seen.has(real)) return [];
+  seen.add(real);
+  const out: string[] = [];
+  for (const entry of listNames(dir)) {
+    const path = `${dir}/${entry.name}`;
+    if (isDirectory(path)) out.push(...markdownBelow(path, seen));
+    else if (entry.name.endsWith(".md") && isFile(path)) out.push(path);
+  }
+  return out;
+}
+
+/** The directories from `/` down to `root`, `root` last. */
+function ancestry(root: string): string[] {
+  const dirs: string[] = [];
+  for (let d = root;; d = dirname(d)) {
+    dirs.unshift(d);
+    if (d === "/" || d === "" || dirname(d) === d) break;
+  }
+  return dirs;
+}
+
+function join(dir: string, name: string): string {
+  return dir === "/" ? `/${name}` : `${dir}/${name}`;
+}
+
+/** The file an `@path` token names, or undefined when it is not an import. */
+export function importPath(token: string, importer: string, home: string | undefined) {
+  const hash = token.indexOf("#");
+  const path = hash === -1 ? token : token.slice(0, hash);
+  if (path.startsWith("~/")) {
+    return home === undefined ? undefined : normalizeLexical(path.slice(2), home);
+  }
+  if (path.startsWith("/")) return path === "/" ? undefined : normalizeLexical(path, "/");
+  if (!/^[A-Za-z0-9._-]/.test(path)) return undefined;
+  return normalizeLexical(path, dirname(importer));
+}
+
+function isBinaryName(path: string): boolean {
+  const name = basename(path);
+  const dot = name.lastIndexOf(".");
+  return dot > 0 && BINARY_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+}
+
+/** Whether `paths:` frontmatter makes a rule conditional (exactly `["**"]` does not). */
+export function ruleIsConditional(yaml: string | undefined): boolean {
+  if (yaml === undefined) return false;
+  const fields = parseFrontmatter(yaml);
+  if (!fields.has("paths")) return false;
+  const value = fields.get("paths");
+  const globs = value === undefined ? [] : typeof value === "string" ? [value] : value;
+  return !(globs.length === 1 && globs[0] === "**");
+}
+
+/** Collects instruction sources in request order, each file once. */
+class Instructions {
+  readonly sources: LoadedSource[] = [];
+  readonly #seen = new Set<string>();
+  readonly #roots: ModelRoots;
+
+  constructor(roots: ModelRoots) {
+    this.#roots = roots;
+  }
+
+  has(path: string): boolean {
+    return this.#seen.has(this.#key(path));
+  }
+
+  #key(path: string): string {
+    try {
+      return Deno.realPathSync(path);
+    } catch {
+      return path;
+    }
+  }
+
+  /**
+   * Add `path` (and its imports, depth first after it) when it exists and sends any text.
+   * `userLevel` files may import anything; project files only inside the project.
+   */
+  add(
+    path: string,
+    root: RootLabel,
+    options: { userLevel: boolean; rule?: boolean; importedBy?: string; depth?: number },
+  ): void {
+    const key = this.#key(path);
+    if (this.#seen.has(key)) return;
+    const read = readText(path);
+    if (read.kind === "missing") return;
+    this.#seen.add(key);
+    const depth = options.depth ?? 0;
+    const limits = new Set<LimitCode>();
+    const base = {
+      path,
+      root,
+      category: "memory-files" as const,
+      kind: "file" as const,
+      loading: options.importedBy === undefined
+        ? "startup-instruction" as const
+        : "imported-instruction" as const,
+      ...(options.importedBy === undefined ? {} : { importedBy: options.importedBy }),
+    };
+    if (read.kind === "unreadable") {
+      this.sources.push({ ...base, potential: 0, loaded: 0, limits: new Set(["unreadable"]) });
+      return;
+    }
+    if (read.kind === "large") {
+      const scanned = scanFile(path, new InstructionScanner({ frontmatter: true }));
+      limits.add("estimated-large-file");
+      const loaded = scanned.ok ? scanned.result.bytes : 0;
+      this.sources.push({ ...base, potential: read.size, loaded, limits });
+      return;
+    }
+    // A path-scoped rule is not loaded, and — read once — is not loaded by a later import either.
+    if (options.rule && ruleIsConditional(splitFrontmatter(read.text).yaml)) return;
+    const shown = shownText(read.text);
+    if (shown.frontmatterStripped) limits.add("frontmatter-stripped");
+    if (shown.commentsHidden) limits.add("html-comments-hidden");
+    const source: LoadedSource = { ...base, potential: read.size, loaded: utf8(shown.text), limits };
+    this.sources.push(source);
+    for (const token of shown.imports) {
+      const target = importPath(token, path, this.#roots.home);
+      if (target === undefined) continue;
+      if (!options.userLevel && target !== this.#roots.project &&
+        !target.startsWith(`${this.#roots.project}/`)) {
+        if (isFile(target)) limits.add("import-external");
+        continue;
+      }
+      if (!isFile(target)) continue;
+      if (isBinaryName(target)) {
+        limits.add("import-skipped");
+        continue;
+      }
+      if (this.has(target)) continue;
+      if (depth + 1 > IMPORTS.maxDepth) {
+        limits.add("import-depth-exceeded");
+        continue;
+      }
+      this.add(target, root, { userLevel: options.userLevel, importedBy: path, depth: depth + 1 });
+    }
+  }
+}
+
+/** The auto-memory folder Claude Code reads for `project`. */
+export function memoryFolder(global: string, project: string): string {
+  const base = gitToplevel(project) ?? project;
+  return `${global}/projects/${base.replace(/[^A-Za-z0-9]/g, "-")}/memory`;
+}
+
+function instructionSources(roots: ModelRoots): {
+  sources: LoadedSource[];
+  agentsMdLoaded: boolean;
+  memoryDir: string;
+} {
+  const out = new Instructions(roots);
+  if (roots.includeGlobal) {
+    out.add(`${roots.global}/CLAUDE.md`, "global", { userLevel: true });
+    for (const rule of markdownBelow(`${roots.global}/rules`)) {
+      out.add(rule, "global", { userLevel: true, rule: true });
+    }
+  }
+  const dirs = ancestry(roots.project);
+  const claudeMdAnywhere = dirs.some((d) =>
+    ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"].some((f) => isFile(join(d, f)))
+  );
+  for (const dir of dirs) {
+    out.add(join(dir, "CLAUDE.md"), "project", { userLevel: false });
+    out.add(join(dir, ".claude/CLAUDE.md"), "project", { userLevel: false });
+    if (!claudeMdAnywhere) {
+      out.add(join(dir, "AGENTS.md"), "project", { userLevel: false });
+      out.add(join(dir, ".claude/AGENTS.md"), "project", { userLevel: false });
+    }
+    for (const rule of markdownBelow(join(dir, ".claude/rules"))) {
+      out.add(rule, "project", { userLevel: false, rule: true });
+    }
+    out.add(join(dir, "CLAUDE.local.md"), "project", { userLevel: false });
+  }
+  const memoryDir = memoryFolder(roots.global, roots.project);
+  const memory = `${memoryDir}/MEMORY.md`;
+  const read = readText(memory);
+  if (read.kind === "text") {
+    const shown = shownText(read.text);
+    const cut = memoryIndexText(shown.text);
+    const limits = new Set<LimitCode>();
+    if (shown.frontmatterStripped) limits.add("frontmatter-stripped");
+    if (shown.commentsHidden) limits.add("html-comments-hidden");
+    if (cut.truncated) limits.add("memory-truncated");
+    if (cut.text !== "") {
+      out.sources.push({
+        path: memory,
+        root: "project",
+        category: "memory-files",
+        kind: "file",
+        loading: "memory-index-limited",
+        potential: read.size,
+        loaded: utf8(cut.text),
+        limits,
+      });
+    }
+  } else if (read.kind === "large" || read.kind === "unreadable") {
+    out.sources.push({
+      path: memory,
+      root: "project",
+      category: "memory-files",
+      kind: "file",
+      loading: "memory-index-limited",
+      potential: read.kind === "large" ? read.size : 0,
+      loaded: 0,
+      limits: new Set([read.kind === "large" ? "estimated-large-file" : "unreadable"]),
+    });
+  }
+  return { sources: out.sources, agentsMdLoaded: !claudeMdAnywhere, memoryDir };
+}
+
+/** One listing entry before the budget. */
+interface Entry {
+  readonly source: LoadedSource;
+  /** `- name`. */
+  readonly nameOnly: string;
+  /** `- name: description` (cut at the cap). */
+  readonly full: string;
+}
+
+/** The description a skill or command lists, or undefined when it lists none. */
+function listedDescription(
+  fields: Map<string, unknown>,
+  body: string,
+  fallbackToBody: boolean,
+): string | undefined {
+  const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
+  const described = scalar(fields.get("description") as string | string[] | undefined);
+  let description = described === undefined ? "" : collapse(described);
+  if (description === "" && fallbackToBody) {
+    const first = body.split("\n").find((l) => l.trim() !== "");
+    description = first === undefined ? "" : collapse(first.replace(/^\s*#+\s*/, ""));
+  }
+  const when = scalar(fields.get("when_to_use") as string | string[] | undefined);
+  const whenText = when === undefined ? "" : collapse(when);
+  if (description === "" && whenText === "") return undefined;
+  return whenText === "" ? description : `${description} - ${whenText}`;
+}
+
+function cut(description: string): { text: string; capped: boolean } {
+  const max = SKILL_LISTING.maxChars;
+  return description.length > max
+    ? { text: `${description.slice(0, max - 1)}…`, capped: true }
+    : { text: description, capped: false };
+}
+
+function isTrue(value: unknown): boolean {
+  return value === "true" || value === "True" || value === "yes";
+}
+
+function listingEntry(
+  path: string,
+  shownName: string,
+  root: RootLabel,
+  loading: Loading,
+  fallbackToBody: boolean,
+): Entry | undefined {
+  const read = readText(path);
+  if (read.kind !== "text") return undefined;
+  const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
+  const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
+  if (isTrue(fields.get("disable-model-invocation"))) return undefined;
+  const description = listedDescription(fields, split.body, fallbackToBody);
+  if (description === undefined) return undefined;
+  const listed = cut(description);
+  const nameOnly = `- ${shownName}`;
+  const full = `${nameOnly}: ${listed.text}`;
+  const limits = new Set<LimitCode>(listed.capped ? ["description-capped"] : []);
+  return {
+    nameOnly,
+    full,
+    source: {
+      path,
+      root,
+      category: "skills",
+      kind: "field:description",
+      loading,
+      potential: utf8(`${nameOnly}: ${description}\n`),
+      loaded: utf8(`${full}\n`),
+      limits,
+      name: shownName,
+    },
+  };
+}
+
+/** The skills of a `skills` folder: `<dir>/SKILL.md`, one level. */
+function skillEntries(
+  dir: string,
+  root: RootLabel,
+  prefix: string,
+  considered: Set<string>,
+): Entry[] {
+  const out: Entry[] = [];
+  for (const entry of listNames(dir)) {
+    const path = `${dir}/${entry.name}/SKILL.md`;
+    if (!isFile(path)) continue;
+    considered.add(path);
+    const name = `${prefix}${entry.name}`;
+    const fields = frontmatterOf(path);
+    const own = scalar(fields.get("name"));
+    const shown = prefix === "" && own !== undefined && own !== "" && own !== entry.name &&
+        /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(own)
+      ? `${name} (${own})`
+      : name;
+    const e = listingEntry(path, shown, root, "skill-listing", true);
+    if (e !== undefined) out.push(e);
+  }
+  return out;
+}
+
+function frontmatterOf(path: string): Map<string, string | string[] | undefined> {
+  const read = readText(path);
+  if (read.kind !== "text") return new Map();
+  const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
+  return split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
+}
+
+/** The commands of a `commands` folder: every `**\/*.md`, named `a:b` for `a/b.md`. */
+function commandFiles(dir: string): { path: string; name: string }[] {
+  return markdownBelow(dir).map((path) => ({
+    path,
+    name: path.slice(dir.length + 1, -3).replaceAll("/", ":"),
+  }));
+}
+
+function commandEntries(
+  files: { path: string; name: string; root: RootLabel }[],
+  prefix: string,
+): Entry[] {
+  const out: Entry[] = [];
+  for (const f of files) {
+    const name = `${prefix}${f.name}`;
+    // A project or global command without a description lists its first line; a plugin's is absent.
+    const e = listingEntry(f.path, name, f.root, "command-listing", prefix === "");
+    if (e !== undefined) out.push(e);
+  }
+  return out;
+}
+
+/** The listing budget in UTF-16 units. */
+export function listingBudget(override: string | undefined): number {
+  if (override !== undefined && /^[0-9]+$/.test(override.trim()) && Number(override) > 0) {
+    return Number(override);
+  }
+  return LISTING_BUDGET.chars;
+}
+
+/**
+ * Apply the listing budget to the user entries, as Claude Code applies it to the whole listing
+ * (its built-in skills counted whole): when everything fits, nothing changes; otherwise each entry
+ * counts as its name, and in listing order an entry keeps its description while what is left of
+ * the budget covers it.
+ */
+export function applyBudget(entries: readonly Entry[], budget: number): void {
+  const builtin = LISTING_BUDGET.builtin;
+  const competing = builtin.competing.map((b) => ({
+    full: b.chars,
+    nameOnly: `- ${b.name}`.length,
+  }));
+  const count = entries.length + builtin.entries + competing.length;
+  const sum = (f: (e: { full: number; nameOnly: number }) => number) =>
+    entries.reduce((n, e) => n + f({ full: e.full.length, nameOnly: e.nameOnly.length }), 0) +
+    competing.reduce((n, c) => n + f(c), 0) + builtin.chars + count - 1;
+  if (sum((e) => e.full) <= budget) return;
+  let left = budget - sum((e) => e.nameOnly);
+  for (const e of entries) {
+    const extra = e.full.length - e.nameOnly.length;
+    if (extra <= left) {
+      left -= extra;
+      continue;
+    }
+    e.source.loaded = utf8(`${e.nameOnly}\n`);
+    e.source.limits.add("listing-budget");
+  }
+}
+
+/** The plugin name: `.claude-plugin/plugin.json`'s `name`, else the folder's name. */
+export function pluginName(dir: string): string {
+  const read = readText(`${dir}/.claude-plugin/plugin.json`);
+  if (read.kind === "text") {
+    try {
+      const parsed = z.looseObject({ name: z.string() }).safeParse(JSON.parse(read.text));
+      if (parsed.success && parsed.data.name !== "") return parsed.data.name;
+    } catch { /* not JSON: the folder's name */ }
+  }
+  return basename(dir);
+}
+
+function agentSource(path: string, root: RootLabel, prefix: string): LoadedSource | undefined {
+  const fields = frontmatterOf(path);
+  const name = scalar(fields.get("name"));
+  const description = scalar(fields.get("description"));
+  if (name === undefined || name === "" || description === undefined || description === "") {
+    return undefined;
+  }
+  const tools = fields.get("tools");
+  const disallowed = fields.get("disallowedTools");
+  const list = (v: unknown) =>
+    (typeof v === "string" ? v.split(",") : Array.isArray(v) ? v : []).map((s) => String(s).trim())
+      .filter((s) => s !== "");
+  const allowed = list(tools);
+  const denied = list(disallowed);
+  const toolText = allowed.length > 0
+    ? allowed.join(", ")
+    : denied.length > 0
+    ? `All tools except ${denied.join(", ")}`
+    : "All tools";
+  const entry = `- ${prefix}${name}: ${description} (Tools: ${toolText})\n`;
+  return {
+    path,
+    root,
+    category: "agents",
+    kind: "field:description",
+    loading: "agent-listing",
+    potential: utf8(entry),
+    loaded: utf8(entry),
+    limits: new Set(),
+    name: `${prefix}${name}`,
+  };
+}
+
+/** Hook sources of a plugin: one per `hooks/hooks.json` with a `SessionStart` hook. */
+function pluginHookSource(dir: string): LoadedSource | undefined {
+  const path = `${dir}/hooks/hooks.json`;
+  const read = readText(path);
+  if (read.kind !== "text" || !read.text.includes("SessionStart")) return undefined;
+  return {
+    path,
+    root: "plugin",
+    category: "hooks",
+    kind: "hook-payload",
+    loading: "hook-context",
+    potential: read.size,
+    loaded: 0,
+    limits: new Set(["hook-runtime"]),
+  };
+}
+
+/**
+ * The whole model for `roots`: instruction sources, auto-memory, then the skill listing (global
+ * skills, the project's and its parents' skills, commands, then plugins' commands and skills, the
+ * budget applied to all of them), the agent listing and plugin hooks.
+ */
+export function loadingModel(roots: ModelRoots): LoadingModel {
+  const instructions = instructionSources(roots);
+  const dirs = ancestry(roots.project).reverse(); // the project first, then its parents
+  const entries: Entry[] = [];
+  const considered = new Set<string>();
+  if (roots.includeGlobal) {
+    entries.push(...skillEntries(`${roots.global}/skills`, "global", "", considered));
+  }
+  for (const dir of dirs) {
+    entries.push(...skillEntries(join(dir, ".claude/skills"), "project", "", considered));
+  }
+  const commands: { path: string; name: string; root: RootLabel }[] = [];
+  if (roots.includeGlobal) {
+    for (const c of commandFiles(`${roots.global}/commands`)) commands.push({ ...c, root: "global" });
+  }
+  for (const dir of dirs) {
+    for (const c of commandFiles(join(dir, ".claude/commands"))) {
+      commands.push({ ...c, root: "project" });
+    }
+  }
+  commands.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+  for (const c of commands) considered.add(c.path);
+  entries.push(...commandEntries(commands, ""));
+  const agents: LoadedSource[] = [];
+  const agentFiles: { path: string; root: RootLabel }[] = [];
+  if (roots.includeGlobal) {
+    for (const p of markdownBelow(`${roots.global}/agents`)) agentFiles.push({ path: p, root: "global" });
+  }
+  for (const dir of dirs) {
+    for (const p of markdownBelow(join(dir, ".claude/agents"))) agentFiles.push({ path: p, root: "project" });
+  }
+  const hooks: LoadedSource[] = [];
+  for (const dir of roots.pluginDirs) {
+    const prefix = `${pluginName(dir)}:`;
+    const pluginCommands = commandFiles(`${dir}/commands`).map((c) => ({ ...c, root: "plugin" as const }));
+    entries.push(...commandEntries(pluginCommands, prefix));
+    entries.push(...skillEntries(`${dir}/skills`, "plugin", prefix, considered));
+    for (const p of markdownBelow(`${dir}/agents`)) {
+      const a = agentSource(p, "plugin", prefix);
+      if (a !== undefined) agents.push(a);
+    }
+    const hook = pluginHookSource(dir);
+    if (hook !== undefined) hooks.push(hook);
+  }
+  const named = new Set<string>();
+  for (const f of agentFiles) {
+    const a = agentSource(f.path, f.root, "");
+    if (a === undefined || named.has(a.name!)) continue;
+    named.add(a.name!);
+    agents.push(a);
+  }
+  // One entry per name: a skill hides a later command of the same name.
+  const names = new Set<string>();
+  const listed = entries.filter((e) => {
+    if (names.has(e.nameOnly)) return false;
+    names.add(e.nameOnly);
+    return true;
+  });
+  applyBudget(listed, listingBudget(roots.budgetOverride));
+  return {
+    sources: [...instructions.sources, ...listed.map((e) => e.source), ...agents, ...hooks],
+    agentsMdLoaded: instructions.agentsMdLoaded,
+    memoryDir: instructions.memoryDir,
+    listingFiles: considered,
+  };
+}
