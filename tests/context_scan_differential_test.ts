@@ -16,6 +16,7 @@ import { makeTempDir, writeTree } from "./_helpers.ts";
 import { observedClaude, observeFixture } from "./_claude.ts";
 import { createLoadingStep } from "../lib/scan/loading.ts";
 import { scanRoots } from "../lib/scan/scan.ts";
+import { loadingModel } from "../lib/scan/claude_model.ts";
 import type { ObservedRequest } from "../lib/scan/observe/request.ts";
 import type { ScanDocument } from "../lib/scan/schema.ts";
 import { LISTING_BUDGET } from "../lib/scan/loading_rules.ts";
@@ -388,6 +389,11 @@ const FIXTURES: Fixture[] = [
       ),
   },
   {
+    name: "budget-builtins",
+    env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "100" },
+    files: () => ({ "proj/.claude/skills/u/SKILL.md": "---\ndescription: user\n---\n" }),
+  },
+  {
     name: "budget-greedy",
     files: () => ({
       ...skills(50, 450),
@@ -460,6 +466,8 @@ interface Sides {
   memory: Map<string, number>;
   skills: Map<string, number>;
   agents: Map<string, number>;
+  /** Claude Code's built-in skills listed by name only (over the budget). */
+  builtinsCut: string[];
 }
 
 /** A listing's heading part (its label is `heading`, which a skill may be named too). */
@@ -468,22 +476,22 @@ function isHeading(text: string): boolean {
 }
 
 function observedSides(request: ObservedRequest, builtin: Sides): Sides {
-  const sides: Sides = { memory: new Map(), skills: new Map(), agents: new Map() };
+  const sides: Sides = { memory: new Map(), skills: new Map(), agents: new Map(), builtinsCut: [] };
   for (const p of request.parts) {
     if (p.category === "memory-files" && p.path !== undefined) sides.memory.set(p.path, p.bytes);
     if ((p.category === "skills" || p.category === "agents") && !isHeading(p.text)) {
       const map = p.category === "skills" ? sides.skills : sides.agents;
-      if ((p.category === "skills" ? builtin.skills : builtin.agents).get(p.label) === p.bytes) {
-        continue;
-      }
-      map.set(p.label, p.bytes);
+      const own = (p.category === "skills" ? builtin.skills : builtin.agents).get(p.label);
+      if (own === undefined) map.set(p.label, p.bytes);
+      else if (own !== p.bytes) sides.builtinsCut.push(p.label); // a built-in the budget cut
     }
   }
   return sides;
 }
 
-function scannedSides(doc: ScanDocument): Sides {
-  const sides: Sides = { memory: new Map(), skills: new Map(), agents: new Map() };
+function scannedSides(doc: ScanDocument, builtinsCut: readonly string[] = []): Sides {
+  const sides: Sides = { memory: new Map(), skills: new Map(), agents: new Map(), builtinsCut: [] };
+  sides.builtinsCut.push(...builtinsCut);
   for (const row of doc.files) {
     if (row.tier !== "always-on" || (row.loaded_bytes ?? 0) === 0) continue;
     if (row.category === "memory-files") sides.memory.set(row.path, row.loaded_bytes!);
@@ -508,6 +516,9 @@ function disagreements(observed: Sides, scanned: Sides): string[] {
       else if (!agree(v, s.get(k)!)) out.push(`${group} ${k}: Claude Code ${v}, ctxkit ${s.get(k)}`);
     }
     for (const [k, v] of s) if (!o.has(k)) out.push(`${group} ${k}: ctxkit ${v} bytes, Claude Code none`);
+  }
+  if (observed.builtinsCut.join() !== scanned.builtinsCut.join()) {
+    out.push(`built-ins cut: Claude Code [${observed.builtinsCut}], ctxkit [${scanned.builtinsCut}]`);
   }
   return out;
 }
@@ -536,17 +547,27 @@ function build(fixture: Fixture): Built {
   };
 }
 
-/** The `--global --loaded` scan of a built fixture, in-process (same rules as the CLI). */
-function scanned(built: Built, env: Readonly<Record<string, string>> = {}): ScanDocument {
-  const step = createLoadingStep({
+/**
+ * The `--global --loaded` scan of a built fixture, in-process (same rules as the CLI), as sides;
+ * the built-ins the model cuts come from the model itself (they have no row).
+ */
+function scanned(built: Built, env: Readonly<Record<string, string>> = {}): Sides {
+  const options = {
     home: built.home,
     pluginDirs: built.pluginDirs,
     budgetOverride: env.SLASH_COMMAND_TOOL_CHAR_BUDGET,
-  });
-  return scanRoots({ project: built.root, global: built.configDir }, {
+  };
+  const doc = scanRoots({ project: built.root, global: built.configDir }, {
     global: true,
     loaded: true,
-  }, step).document;
+  }, createLoadingStep(options)).document;
+  const model = loadingModel({
+    project: built.root,
+    global: built.configDir,
+    includeGlobal: true,
+    ...options,
+  });
+  return scannedSides(doc, model.builtinsCut);
 }
 
 async function observed(claude: string, built: Built, env: Readonly<Record<string, string>> = {}) {
@@ -581,7 +602,7 @@ function builtins(claude: string): Promise<Sides> {
   baseline ??= (async () => {
     const empty = build({ name: "empty", files: () => ({}) });
     const request = await observed(claude, empty);
-    const none: Sides = { memory: new Map(), skills: new Map(), agents: new Map() };
+    const none: Sides = { memory: new Map(), skills: new Map(), agents: new Map(), builtinsCut: [] };
     return observedSides(request, none);
   })();
   return baseline;
@@ -604,8 +625,8 @@ Deno.test("differential: an empty fixture lists only Claude Code's built-ins, as
   );
   const fixed = entries.slice(0, entries.length - builtin.competing.length);
   assert.equal(fixed.reduce((n, p) => n + p.text.length - 1, 0), builtin.chars);
-  const doc = scanned(build({ name: "empty", files: () => ({}) }));
-  assert.deepEqual(disagreements(empty, scannedSides(doc)).length, empty.skills.size + empty.agents.size);
+  const none = scanned(build({ name: "empty", files: () => ({}) }));
+  assert.deepEqual([none.memory.size, none.skills.size, none.agents.size], [0, 0, 0]);
 });
 
 Deno.test(`differential: ${FIXTURES.length} fixtures agree with the pinned Claude Code, source by source`, async () => {
@@ -613,12 +634,14 @@ Deno.test(`differential: ${FIXTURES.length} fixtures agree with the pinned Claud
   if (claude === undefined) return;
   assert.ok(FIXTURES.length >= 40, "at least 40 fixtures");
   const builtin = await builtins(claude);
-  const results = await pooled(FIXTURES.map((fixture) => async () => {
+  // CTXKIT_DIFF_ONLY=a,b runs only those fixtures (while working on a rule).
+  const only = Deno.env.get("CTXKIT_DIFF_ONLY")?.split(",");
+  const chosen = FIXTURES.filter((f) => only === undefined || only.includes(f.name));
+  const results = await pooled(chosen.map((fixture) => async () => {
     const built = build(fixture);
-    const doc = scanned(built, fixture.env);
+    const s = scanned(built, fixture.env);
     const request = await observed(claude, built, fixture.env);
     const o = observedSides(request, builtin);
-    const s = scannedSides(doc);
     const size = o.memory.size + o.skills.size + o.agents.size;
     return { name: fixture.name, size, problems: disagreements(o, s).map((l) => l.replaceAll(built.base, "")) };
   }));
@@ -665,7 +688,7 @@ Deno.test("differential: real public repositories, as a project and as a --plugi
     const asPlugin: Built = { ...asProject, root: `${base}/proj`, pluginDirs: [repo] };
     for (const [how, built] of [["project", asProject], ["plugin", asPlugin]] as const) {
       const o = observedSides(await observed(claude, built), builtin);
-      const s = scannedSides(scanned(built));
+      const s = scanned(built);
       for (const line of disagreements(o, s)) problems.push(`${repo} as ${how}: ${line}`);
     }
   }

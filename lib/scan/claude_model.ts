@@ -75,6 +75,8 @@ export interface LoadingModel {
   readonly memoryDir: string;
   /** Every `SKILL.md` and command file Claude Code read for its listing (listed or not). */
   readonly listingFiles: ReadonlySet<string>;
+  /** Claude Code's own built-in skills the budget cuts to their name (no row of ours). */
+  readonly builtinsCut: readonly string[];
 }
 
 /**
@@ -83,7 +85,7 @@ export interface LoadingModel {
  */
 export function skillListingPotential(path: string): number {
   const dir = basename(dirname(path));
-  return listingEntry(path, dir, "project", "skill-listing", true)?.source.potential ?? 0;
+  return listingEntry(path, dir, "project", "skill-listing", true, true)?.source.potential ?? 0;
 }
 
 const encoder = new TextEncoder();
@@ -396,12 +398,13 @@ function listingEntry(
   root: RootLabel,
   loading: Loading,
   fallbackToBody: boolean,
+  evenIfDisabled = false,
 ): Entry | undefined {
   const read = readText(path);
   if (read.kind !== "text") return undefined;
   const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
   const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
-  if (isTrue(fields.get("disable-model-invocation"))) return undefined;
+  if (!evenIfDisabled && isTrue(fields.get("disable-model-invocation"))) return undefined;
   const description = listedDescription(fields, split.body, fallbackToBody);
   if (description === undefined) return undefined;
   const listed = cut(description);
@@ -493,7 +496,7 @@ export function listingBudget(override: string | undefined): number {
  * counts as its name, and in listing order an entry keeps its description while what is left of
  * the budget covers it.
  */
-export function applyBudget(entries: readonly Entry[], budget: number): void {
+export function applyBudget(entries: readonly Entry[], budget: number): string[] {
   const builtin = LISTING_BUDGET.builtin;
   const competing = builtin.competing.map((b) => ({
     full: b.chars,
@@ -503,7 +506,7 @@ export function applyBudget(entries: readonly Entry[], budget: number): void {
   const sum = (f: (e: { full: number; nameOnly: number }) => number) =>
     entries.reduce((n, e) => n + f({ full: e.full.length, nameOnly: e.nameOnly.length }), 0) +
     competing.reduce((n, c) => n + f(c), 0) + builtin.chars + count - 1;
-  if (sum((e) => e.full) <= budget) return;
+  if (sum((e) => e.full) <= budget) return [];
   let left = budget - sum((e) => e.nameOnly);
   for (const e of entries) {
     const extra = e.full.length - e.nameOnly.length;
@@ -514,6 +517,14 @@ export function applyBudget(entries: readonly Entry[], budget: number): void {
     e.source.loaded = utf8(`${e.nameOnly}\n`);
     e.source.limits.add("listing-budget");
   }
+  // The competing built-ins come last; the names of those cut to their name.
+  const cut: string[] = [];
+  builtin.competing.forEach((b, i) => {
+    const extra = competing[i].full - competing[i].nameOnly;
+    if (extra <= left) left -= extra;
+    else cut.push(b.name);
+  });
+  return cut;
 }
 
 /** The plugin name: `.claude-plugin/plugin.json`'s `name`, else the folder's name. */
@@ -641,11 +652,12 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
     names.add(e.nameOnly);
     return true;
   });
-  applyBudget(listed, listingBudget(roots.budgetOverride));
+  const builtinsCut = applyBudget(listed, listingBudget(roots.budgetOverride));
   return {
     sources: [...instructions.sources, ...listed.map((e) => e.source), ...agents, ...hooks],
     agentsMdLoaded: instructions.agentsMdLoaded,
     memoryDir: instructions.memoryDir,
     listingFiles: considered,
+    builtinsCut,
   };
 }
