@@ -56,28 +56,37 @@ const EXAMPLE_LOADED = `{
 /** The worked example's report at 80 columns (HOME is the example's home, so paths show `~`). */
 const TABLE_80 = `context-scan ~/demo
 global root  ~/.claude
-tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
-always-on            11         54         32
+always-on            11         58         30
 per-spawn             2         34         34
 per-invocation        2         12         12
-total                15        100         78
+total                15        104         76
+
+AT SESSION START, AS /context GROUPS IT
+CATEGORY        SOURCES     LOADED
+Memory files          4         16
+Skills                0          0
+Custom agents         1         14
+Hooks' context        0          0
+  (system prompt and tools: only --observe can see them)
 
 HEAVIEST 10 ROWS (by loaded tokens)
              tokens   loaded  tier            path
   ████████       24       24  per-spawn       .claude/agents/reviewer.md
+  █████           8       14  always-on       …aude/agents/reviewer.md [listing]
   ███            10       10  per-spawn       tools/agents/helper.md
-  ███             8        8  always-on       …/agents/reviewer.md [description]
   ███             8        8  per-invocation  tools/skills/demo/SKILL.md
-  ██              5        5  always-on       …SLUG/memory/MEMORY.md
+  █               5        4  always-on       …SLUG/memory/MEMORY.md
   █               4        4  always-on       CLAUDE.md
   █               4        4  always-on       .claude/rules/style.md
   █               4        4  per-invocation  …s/skills/demo/references/guide.md
   █               4        4  always-on       ~/.claude/CLAUDE.md
-  █               3        3  always-on       tools/hooks/lib/inject.mjs [hook]
+                 11        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
+  not-loaded                3  outside Claude Code's layout: never loaded
   import-only               1  not auto-loaded, only via @import; 0 at start
   on-demand                 1  loads only when read; 0 at start-up
   path-scoped               1  loads when a matching file is read; 0 at start
@@ -325,12 +334,12 @@ Deno.test("--budget N: one BUDGET line on stderr; exit 1 when the always-on tota
   assert.equal(over.stdout, ex.expected); // the document is still printed
   const ok = run(["--loaded", "--budget", "50"]);
   assert.equal(ok.code, 0);
-  assert.equal(ok.stderr, "BUDGET: ok always-on loaded 32 <= 50 tokens\n✅ EXIT:0\n");
+  assert.equal(ok.stderr, "BUDGET: ok always-on loaded 30 <= 50 tokens\n✅ EXIT:0\n");
   const exact = run(["--budget", "53", "--format", "table"]);
   assert.equal(exact.code, 0);
   assert.equal(exact.stderr, "BUDGET: ok always-on 53 <= 53 tokens\n✅ EXIT:0\n");
   const tight = run(["--loaded", "--budget", "0"]);
-  assert.equal(tight.stderr, "BUDGET: exceeded always-on loaded 32 > 0 tokens\n❌ FAILED EXIT:1\n");
+  assert.equal(tight.stderr, "BUDGET: exceeded always-on loaded 30 > 0 tokens\n❌ FAILED EXIT:1\n");
   // an incomplete inventory keeps exit 2
   const broken = makeTempDir("ctxkit-budget-");
   Deno.symlinkSync(`${broken}/missing`, `${broken}/rules`);
