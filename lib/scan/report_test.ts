@@ -147,7 +147,7 @@ HEAVIEST 6 ROWS (by loaded tokens)
   ████        3,000    3,000  per-invocation  …very-long-directory-name/SKILL.md
   ███         1,000    2,250  always-on       CLAUDE.md
   █             750      385  always-on       …directory-name/SKILL.md [listing]
-  █             200      200  per-spawn       "agents/new\nline.md"
+  █             200      200  per-spawn       "agents/new\\nline.md"
                 500        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
@@ -183,7 +183,7 @@ HEAVIEST 6 ROWS (by loaded tokens)
   ██████          3,000    3,000  per-invocation  skills/a-skill-with-a-very-long-directory-name/SKILL.md
   ████            1,000    2,250  always-on       CLAUDE.md
   █                 750      385  always-on       skills/a-skill-with-a-very-long-directory-name/SKILL.md [listing]
-  █                 200      200  per-spawn       "agents/new\nline.md"
+  █                 200      200  per-spawn       "agents/new\\nline.md"
                     500        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
