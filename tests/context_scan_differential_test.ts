@@ -671,6 +671,24 @@ function realRepos(): string[] | string {
   }
 }
 
+/**
+ * The plugins a repository holds: the folders (itself, or one level down, as a marketplace
+ * repository keeps them) with a `.claude-plugin/plugin.json`; the repository itself when none.
+ */
+function pluginsOf(repo: string): string[] {
+  const has = (dir: string) => {
+    try {
+      return Deno.statSync(`${dir}/.claude-plugin/plugin.json`).isFile;
+    } catch {
+      return false;
+    }
+  };
+  if (has(repo)) return [repo];
+  const below = [...Deno.readDirSync(repo)].filter((e) => e.isDirectory && has(`${repo}/${e.name}`))
+    .map((e) => `${repo}/${e.name}`).sort();
+  return below.length > 0 ? below : [repo];
+}
+
 Deno.test("differential: real public repositories, as a project and as a --plugin-dir", async () => {
   const repos = realRepos();
   if (typeof repos === "string") {
@@ -685,11 +703,14 @@ Deno.test("differential: real public repositories, as a project and as a --plugi
     const base = makeTempDir("ctxkit-real-");
     for (const d of ["proj", "cfg", "home"]) Deno.mkdirSync(`${base}/${d}`);
     const asProject: Built = { base, root: repo, home: `${base}/home`, configDir: `${base}/cfg`, pluginDirs: [] };
-    const asPlugin: Built = { ...asProject, root: `${base}/proj`, pluginDirs: [repo] };
+    const asPlugin: Built = { ...asProject, root: `${base}/proj`, pluginDirs: pluginsOf(repo) };
     for (const [how, built] of [["project", asProject], ["plugin", asPlugin]] as const) {
       const o = observedSides(await observed(claude, built), builtin);
       const s = scanned(built);
       for (const line of disagreements(o, s)) problems.push(`${repo} as ${how}: ${line}`);
+      console.log(
+        `${repo.slice(repo.lastIndexOf("/") + 1)} as ${how}: ${o.memory.size} instruction sources, ${o.skills.size} skill and command entries, ${o.agents.size} agents compared`,
+      );
     }
   }
   assert.deepEqual(problems, []);

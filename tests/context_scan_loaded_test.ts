@@ -372,3 +372,55 @@ Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdo
     assert.equal(r.code, 2);
   }
 });
+
+Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced; its layout not loaded as a project; not a directory is exit 2", () => {
+  const base = makeTempDir("ctxkit-plugin-");
+  writeTree(base, {
+    "proj/CLAUDE.md": "p\n",
+    "plug/.claude-plugin/plugin.json": '{"name": "plug"}',
+    "plug/skills/alpha/SKILL.md": "---\ndescription: Alpha\n---\nb\n",
+    "plug/commands/go.md": "---\ndescription: Go\n---\nb\n",
+    "plug/agents/pa.md": "---\nname: pa\ndescription: Plugin agent\ntools: Read\n---\nb\n",
+    "plug/hooks/hooks.json": '{"hooks": {"SessionStart": []}}',
+    "plug/CLAUDE.md": "never loaded\n",
+    "other/skills/beta/SKILL.md": "---\ndescription: Beta\n---\nb\n",
+  });
+  const env = { HOME: `${base}/home`, CLAUDE_CONFIG_DIR: `${base}/cfg` };
+  const doc = clean(
+    scan(["--root", "proj", "--loaded", "--plugin-dir", "plug", "--plugin-dir", `${base}/other`], {
+      cwd: base,
+      env,
+    }),
+  );
+  const plugin = doc.files.filter((f) => f.root === "plugin");
+  assert.deepEqual(
+    plugin.map((f) => [f.path.slice(base.length), f.loading, f.name, f.loaded_bytes, f.category]),
+    [
+      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
+      ["/plug/skills/alpha/SKILL.md", "skill-listing", "plug:alpha", 20, "skills"],
+      ["/other/skills/beta/SKILL.md", "skill-listing", "other:beta", 19, "skills"],
+      ["/plug/agents/pa.md", "agent-listing", "plug:pa", 38, "agents"],
+      ["/plug/hooks/hooks.json", "hook-context", undefined, 0, "hooks"],
+    ],
+  );
+  assert.deepEqual(plugin.at(-1)?.limits, ["hook-runtime"]);
+  // The plugin folder opened as a project: its layout lists nothing
+  const asProject = clean(scan(["--root", "plug", "--loaded"], { cwd: base, env }));
+  assert.deepEqual(
+    asProject.files.filter((f) => f.tier === "always-on")
+      .map((f) => [f.path.slice(base.length), f.loading, f.loaded_bytes, ...(f.limits ?? [])]),
+    [
+      ["/plug/CLAUDE.md", "startup-instruction", 12],
+      ["/plug/agents/pa.md", "agent-listing", 0, "not-loaded"],
+      ["/plug/skills/alpha/SKILL.md", "skill-listing", 0, "not-loaded"],
+    ],
+  );
+  // without --loaded the default document is unchanged
+  const plain = scan(["--root", "proj", "--plugin-dir", "plug"], { cwd: base, env });
+  assert.equal(plain.stdout, scan(["--root", "proj"], { cwd: base, env }).stdout);
+  const bad = scan(["--root", "proj", "--loaded", "--plugin-dir", "nope"], { cwd: base, env });
+  assert.equal(bad.stderr, "❌ not a directory: nope\n❌ FAILED EXIT:2\n");
+  assert.equal(bad.code, 2);
+  const missing = scan(["--plugin-dir"], { cwd: base, env });
+  assert.equal(missing.stderr, "❌ --plugin-dir needs a value\n❌ FAILED EXIT:2\n");
+});
