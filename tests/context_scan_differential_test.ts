@@ -17,7 +17,7 @@ import { observedClaude, observeFixture } from "./_claude.ts";
 import { createLoadingStep } from "../lib/scan/loading.ts";
 import { scanRoots } from "../lib/scan/scan.ts";
 import { loadingModel } from "../lib/scan/claude_model.ts";
-import type { ObservedRequest } from "../lib/scan/observe/request.ts";
+import { type ObservedRequest, utf8Bytes } from "../lib/scan/observe/request.ts";
 import type { ScanDocument } from "../lib/scan/schema.ts";
 import { LISTING_BUDGET } from "../lib/scan/loading_rules.ts";
 
@@ -33,10 +33,13 @@ interface Fixture {
   readonly pluginDirs?: readonly string[];
   readonly env?: Readonly<Record<string, string>>;
   readonly setup?: (base: string) => void;
+  /** Run SessionStart hooks in the observation (default: off, as `--observe` runs). */
+  readonly hooks?: boolean;
 }
 
 const slug = (path: string) => path.replace(/[^A-Za-z0-9]/g, "-");
-const memory = (base: string, project = "proj") => `cfg/projects/${slug(`${base}/${project}`)}/memory`;
+const memory = (base: string, project = "proj") =>
+  `cfg/projects/${slug(`${base}/${project}`)}/memory`;
 const lines = (n: number, line: (i: number) => string) =>
   Array.from({ length: n }, (_, i) => `${line(i)}\n`).join("");
 const skills = (n: number, length: number, at = "proj/.claude/skills") =>
@@ -48,16 +51,40 @@ const skills = (n: number, length: number, at = "proj/.claude/skills") =>
   );
 const chain = (names: string[], dir = "proj") =>
   Object.fromEntries(
-    names.map((n, i) => [`${dir}/${n}.md`, `${n}\n${i + 1 < names.length ? `@${names[i + 1]}.md` : ""}\n`]),
+    names.map((
+      n,
+      i,
+    ) => [`${dir}/${n}.md`, `${n}\n${i + 1 < names.length ? `@${names[i + 1]}.md` : ""}\n`]),
   );
-const PNG = new Uint8Array([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a, 0, 0, 0, 13, 1, 2, 0, 255]);
+const PNG = new Uint8Array([
+  0x89,
+  0x50,
+  0x4e,
+  0x47,
+  0x0d,
+  0x0a,
+  0x1a,
+  0x0a,
+  0,
+  0,
+  0,
+  13,
+  1,
+  2,
+  0,
+  255,
+]);
 const git = (dir: string) =>
-  new Deno.Command("git", { args: ["init", "-q", dir], stdout: "null", stderr: "null" }).outputSync();
+  new Deno.Command("git", { args: ["init", "-q", dir], stdout: "null", stderr: "null" })
+    .outputSync();
 
 const plugin = (dir: string, name?: string): Files => ({
-  ...(name === undefined ? {} : { [`${dir}/.claude-plugin/plugin.json`]: JSON.stringify({ name }) }),
+  ...(name === undefined
+    ? {}
+    : { [`${dir}/.claude-plugin/plugin.json`]: JSON.stringify({ name }) }),
   [`${dir}/skills/zeta/SKILL.md`]: "---\nname: zeta\ndescription: Zeta plugin skill\n---\nb\n",
-  [`${dir}/skills/alpha/SKILL.md`]: "---\ndescription: Alpha plugin skill\nwhen_to_use: when\n---\nb\n",
+  [`${dir}/skills/alpha/SKILL.md`]:
+    "---\ndescription: Alpha plugin skill\nwhen_to_use: when\n---\nb\n",
   [`${dir}/skills/off/SKILL.md`]: "---\ndescription: off\ndisable-model-invocation: true\n---\nb\n",
   [`${dir}/commands/pc.md`]: "---\ndescription: plugin command\n---\nb\n",
   [`${dir}/commands/nodesc.md`]: "no description\n",
@@ -151,16 +178,33 @@ const FIXTURES: Fixture[] = [
       [`cfg/projects/${`${b}/proj`.replaceAll("/", "-")}x/memory/MEMORY.md`]: "another slug\n",
     }),
   },
-  { name: "agents-md-alone", files: () => ({ "proj/AGENTS.md": "\n  agents md\n@more.md\n", "proj/more.md": "---\na: 1\n---\nmore\n" }) },
-  { name: "agents-md-shadowed", files: () => ({ "proj/AGENTS.md": "unused\n", "proj/CLAUDE.md": "claude\n" }) },
+  {
+    name: "agents-md-alone",
+    files: () => ({
+      "proj/AGENTS.md": "\n  agents md\n@more.md\n",
+      "proj/more.md": "---\na: 1\n---\nmore\n",
+    }),
+  },
+  {
+    name: "agents-md-shadowed",
+    files: () => ({ "proj/AGENTS.md": "unused\n", "proj/CLAUDE.md": "claude\n" }),
+  },
   {
     name: "agents-md-shadowed-by-local",
-    files: () => ({ "proj/AGENTS.md": "unused\n", "proj/CLAUDE.local.md": "local\n", "cfg/CLAUDE.md": "g\n" }),
+    files: () => ({
+      "proj/AGENTS.md": "unused\n",
+      "proj/CLAUDE.local.md": "local\n",
+      "cfg/CLAUDE.md": "g\n",
+    }),
   },
   { name: "agents-md-parent", files: () => ({ "AGENTS.md": "parent agents\n", "proj/.keep": "" }) },
   {
     name: "agents-md-both",
-    files: () => ({ "proj/AGENTS.md": "a\n", "proj/.claude/AGENTS.md": "b\n", "proj/.claude/rules/r.md": "r\n" }),
+    files: () => ({
+      "proj/AGENTS.md": "a\n",
+      "proj/.claude/AGENTS.md": "b\n",
+      "proj/.claude/rules/r.md": "r\n",
+    }),
   },
   {
     name: "imports-basic",
@@ -262,7 +306,10 @@ const FIXTURES: Fixture[] = [
       [`${memory(b)}/topic.md`]: "a topic, on demand\n",
     }),
   },
-  { name: "memory-lines", files: (b) => ({ [`${memory(b)}/MEMORY.md`]: lines(300, (i) => `- note ${i}`) }) },
+  {
+    name: "memory-lines",
+    files: (b) => ({ [`${memory(b)}/MEMORY.md`]: lines(300, (i) => `- note ${i}`) }),
+  },
   {
     name: "memory-utf16",
     files: (b) => ({ [`${memory(b)}/MEMORY.md`]: lines(50, (i) => `${i} ${"é".repeat(700)}`) }),
@@ -282,7 +329,10 @@ const FIXTURES: Fixture[] = [
   {
     name: "memory-excerpt",
     files: (b) => ({
-      [`${memory(b)}/MEMORY.md`]: lines(210, (i) => `${i} ${"abcdefghij".repeat(i === 200 ? 30 : 1)}`),
+      [`${memory(b)}/MEMORY.md`]: lines(
+        210,
+        (i) => `${i} ${"abcdefghij".repeat(i === 200 ? 30 : 1)}`,
+      ),
     }),
   },
   {
@@ -295,7 +345,10 @@ const FIXTURES: Fixture[] = [
   {
     name: "memory-slug",
     cwd: "my_proj.v2 x",
-    files: (b) => ({ [`${memory(b, "my_proj.v2 x")}/MEMORY.md`]: "slugged\n", "my_proj.v2 x/CLAUDE.md": "p\n" }),
+    files: (b) => ({
+      [`${memory(b, "my_proj.v2 x")}/MEMORY.md`]: "slugged\n",
+      "my_proj.v2 x/CLAUDE.md": "p\n",
+    }),
   },
   {
     name: "memory-git-root",
@@ -312,7 +365,8 @@ const FIXTURES: Fixture[] = [
   {
     name: "skills-basic",
     files: () => ({
-      "proj/.claude/skills/dir-a/SKILL.md": "---\nname: named-a\ndescription: Desc A\nwhen_to_use: When A\n---\nbody\n",
+      "proj/.claude/skills/dir-a/SKILL.md":
+        "---\nname: named-a\ndescription: Desc A\nwhen_to_use: When A\n---\nbody\n",
       "proj/.claude/skills/same/SKILL.md": "---\nname: same\ndescription: Same name\n---\nbody\n",
       "cfg/skills/gs/SKILL.md": "---\ndescription: global skill\n---\nx\n",
     }),
@@ -330,22 +384,27 @@ const FIXTURES: Fixture[] = [
     name: "skills-long",
     files: () => ({
       "proj/.claude/skills/long/SKILL.md": `---\ndescription: ${"word ".repeat(400)}\n---\nb\n`,
-      "proj/.claude/skills/long2/SKILL.md": `---\ndescription: ${"é".repeat(1600)}\nwhen_to_use: w\n---\nb\n`,
+      "proj/.claude/skills/long2/SKILL.md": `---\ndescription: ${
+        "é".repeat(1600)
+      }\nwhen_to_use: w\n---\nb\n`,
       "proj/.claude/skills/exact/SKILL.md": `---\ndescription: ${"e".repeat(1536)}\n---\nb\n`,
     }),
   },
   {
     name: "skills-disabled",
     files: () => ({
-      "proj/.claude/skills/manual/SKILL.md": "---\ndescription: by hand\ndisable-model-invocation: true\n---\nb\n",
-      "proj/.claude/skills/hidden/SKILL.md": "---\ndescription: not user invocable\nuser-invocable: false\n---\nb\n",
+      "proj/.claude/skills/manual/SKILL.md":
+        "---\ndescription: by hand\ndisable-model-invocation: true\n---\nb\n",
+      "proj/.claude/skills/hidden/SKILL.md":
+        "---\ndescription: not user invocable\nuser-invocable: false\n---\nb\n",
     }),
   },
   {
     name: "skills-yaml",
     files: () => ({
       "proj/.claude/skills/block/SKILL.md": "---\ndescription: |\n  line one\n  line two\n---\nb\n",
-      "proj/.claude/skills/folded/SKILL.md": "---\ndescription: >\n  fold one\n  fold two\n---\nb\n",
+      "proj/.claude/skills/folded/SKILL.md":
+        "---\ndescription: >\n  fold one\n  fold two\n---\nb\n",
       "proj/.claude/skills/quoted/SKILL.md": '---\ndescription: "quoted: with colon"\n---\nb\n',
       "proj/.claude/skills/single/SKILL.md": "---\ndescription: 'it''s single'\n---\nb\n",
       "proj/.claude/skills/plainmulti/SKILL.md": "---\ndescription: plain\n  continued\n---\nb\n",
@@ -369,7 +428,8 @@ const FIXTURES: Fixture[] = [
       "proj/.claude/commands/clash.md": "---\ndescription: hidden by the skill\n---\nx\n",
       "proj/.claude/skills/clash/SKILL.md": "---\ndescription: the skill wins\n---\nx\n",
       "proj/.claude/commands/ns/inner.md": "---\ndescription: inner cmd\n---\nx\n",
-      "proj/.claude/commands/manualcmd.md": "---\ndescription: m\ndisable-model-invocation: true\n---\nx\n",
+      "proj/.claude/commands/manualcmd.md":
+        "---\ndescription: m\ndisable-model-invocation: true\n---\nx\n",
       "proj/.claude/commands/notmd.txt": "x\n",
       "cfg/commands/gcmd.md": "---\ndescription: global cmd\nwhen_to_use: sometimes\n---\nx\n",
     }),
@@ -405,12 +465,15 @@ const FIXTURES: Fixture[] = [
   {
     name: "agents",
     files: () => ({
-      "proj/.claude/agents/rev.md": "---\nname: rev\ndescription: Reviews\ntools: Read, Grep\n---\nx\n",
+      "proj/.claude/agents/rev.md":
+        "---\nname: rev\ndescription: Reviews\ntools: Read, Grep\n---\nx\n",
       "proj/.claude/agents/all.md": "---\nname: alltools\ndescription: All tools agent\n---\nx\n",
-      "proj/.claude/agents/dis.md": "---\nname: dis\ndescription: Disallowed\ndisallowedTools: Write, Edit\n---\nx\n",
+      "proj/.claude/agents/dis.md":
+        "---\nname: dis\ndescription: Disallowed\ndisallowedTools: Write, Edit\n---\nx\n",
       "proj/.claude/agents/noname.md": "---\ndescription: no name\n---\nx\n",
       "proj/.claude/agents/nodesc.md": "---\nname: nodescagent\n---\nx\n",
-      "proj/.claude/agents/sub/nested.md": "---\nname: nested\ndescription: nested agent\ntools: [Read]\n---\nx\n",
+      "proj/.claude/agents/sub/nested.md":
+        "---\nname: nested\ndescription: nested agent\ntools: [Read]\n---\nx\n",
       "proj/.claude/agents/multi.md": "---\nname: multi\ndescription: |\n  multi\n  line\n---\nx\n",
       "proj/tools/agents/helper.md": "---\nname: helper\ndescription: outside the layout\n---\nx\n",
       "cfg/agents/gagent.md": "---\nname: gagent\ndescription: global agent\n---\nx\n",
@@ -441,6 +504,25 @@ const FIXTURES: Fixture[] = [
     files: () => ({ ...plugin("p1", "first"), ...plugin("folder-name") }),
   },
   {
+    name: "plugin-hooks-static",
+    pluginDirs: ["plug"],
+    hooks: true,
+    files: () => ({
+      "plug/.claude-plugin/plugin.json": JSON.stringify({ name: "plug" }),
+      "plug/hooks/hooks.json": JSON.stringify({
+        hooks: {
+          SessionStart: [
+            {
+              matcher: "startup|clear",
+              hooks: [{ type: "command", command: "echo 'static context line'" }],
+            },
+            { matcher: "resume", hooks: [{ type: "command", command: "echo not at startup" }] },
+          ],
+        },
+      }),
+    }),
+  },
+  {
     name: "combined",
     pluginDirs: ["plug"],
     files: (b) => ({
@@ -468,6 +550,8 @@ interface Sides {
   agents: Map<string, number>;
   /** Claude Code's built-in skills listed by name only (over the budget). */
   builtinsCut: string[];
+  /** Hooks' context: all of it as one source (`hooks`), when there is any. */
+  hooks: Map<string, number>;
 }
 
 /** A listing's heading part (its label is `heading`, which a skill may be named too). */
@@ -476,9 +560,20 @@ function isHeading(text: string): boolean {
 }
 
 function observedSides(request: ObservedRequest, builtin: Sides): Sides {
-  const sides: Sides = { memory: new Map(), skills: new Map(), agents: new Map(), builtinsCut: [] };
+  const sides: Sides = {
+    memory: new Map(),
+    skills: new Map(),
+    agents: new Map(),
+    builtinsCut: [],
+    hooks: new Map(),
+  };
   for (const p of request.parts) {
     if (p.category === "memory-files" && p.path !== undefined) sides.memory.set(p.path, p.bytes);
+    // SessionStart hooks' output opens the environment block.
+    if (p.category === "environment" && p.text.startsWith("SessionStart:")) {
+      const end = p.text.indexOf("# Environment");
+      sides.hooks.set("hooks", utf8Bytes(end === -1 ? p.text : p.text.slice(0, end)));
+    }
     if ((p.category === "skills" || p.category === "agents") && !isHeading(p.text)) {
       const map = p.category === "skills" ? sides.skills : sides.agents;
       const own = (p.category === "skills" ? builtin.skills : builtin.agents).get(p.label);
@@ -490,13 +585,22 @@ function observedSides(request: ObservedRequest, builtin: Sides): Sides {
 }
 
 function scannedSides(doc: ScanDocument, builtinsCut: readonly string[] = []): Sides {
-  const sides: Sides = { memory: new Map(), skills: new Map(), agents: new Map(), builtinsCut: [] };
+  const sides: Sides = {
+    memory: new Map(),
+    skills: new Map(),
+    agents: new Map(),
+    builtinsCut: [],
+    hooks: new Map(),
+  };
   sides.builtinsCut.push(...builtinsCut);
   for (const row of doc.files) {
     if (row.tier !== "always-on" || (row.loaded_bytes ?? 0) === 0) continue;
     if (row.category === "memory-files") sides.memory.set(row.path, row.loaded_bytes!);
     if (row.category === "skills") sides.skills.set(row.name ?? row.path, row.loaded_bytes!);
     if (row.category === "agents") sides.agents.set(row.name ?? row.path, row.loaded_bytes!);
+    if (row.category === "hooks") {
+      sides.hooks.set("hooks", (sides.hooks.get("hooks") ?? 0) + row.loaded_bytes!);
+    }
   }
   return sides;
 }
@@ -508,17 +612,23 @@ function agree(a: number, b: number): boolean {
 /** Every disagreement between the two sides, one line each (empty: they agree). */
 function disagreements(observed: Sides, scanned: Sides): string[] {
   const out: string[] = [];
-  for (const group of ["memory", "skills", "agents"] as const) {
+  for (const group of ["memory", "skills", "agents", "hooks"] as const) {
     const o = observed[group];
     const s = scanned[group];
     for (const [k, v] of o) {
       if (!s.has(k)) out.push(`${group} ${k}: Claude Code ${v} bytes, ctxkit none`);
-      else if (!agree(v, s.get(k)!)) out.push(`${group} ${k}: Claude Code ${v}, ctxkit ${s.get(k)}`);
+      else if (!agree(v, s.get(k)!)) {
+        out.push(`${group} ${k}: Claude Code ${v}, ctxkit ${s.get(k)}`);
+      }
     }
-    for (const [k, v] of s) if (!o.has(k)) out.push(`${group} ${k}: ctxkit ${v} bytes, Claude Code none`);
+    for (const [k, v] of s) {
+      if (!o.has(k)) out.push(`${group} ${k}: ctxkit ${v} bytes, Claude Code none`);
+    }
   }
   if (observed.builtinsCut.join() !== scanned.builtinsCut.join()) {
-    out.push(`built-ins cut: Claude Code [${observed.builtinsCut}], ctxkit [${scanned.builtinsCut}]`);
+    out.push(
+      `built-ins cut: Claude Code [${observed.builtinsCut}], ctxkit [${scanned.builtinsCut}]`,
+    );
   }
   return out;
 }
@@ -570,13 +680,19 @@ function scanned(built: Built, env: Readonly<Record<string, string>> = {}): Side
   return scannedSides(doc, model.builtinsCut);
 }
 
-async function observed(claude: string, built: Built, env: Readonly<Record<string, string>> = {}) {
+async function observed(
+  claude: string,
+  built: Built,
+  env: Readonly<Record<string, string>> = {},
+  hooks = false,
+) {
   return (await observeFixture(claude, {
     root: built.root,
     home: built.home,
     configDir: built.configDir,
     pluginDirs: built.pluginDirs,
     env,
+    hooks,
   })).request;
 }
 
@@ -602,7 +718,13 @@ function builtins(claude: string): Promise<Sides> {
   baseline ??= (async () => {
     const empty = build({ name: "empty", files: () => ({}) });
     const request = await observed(claude, empty);
-    const none: Sides = { memory: new Map(), skills: new Map(), agents: new Map(), builtinsCut: [] };
+    const none: Sides = {
+      memory: new Map(),
+      skills: new Map(),
+      agents: new Map(),
+      builtinsCut: [],
+      hooks: new Map(),
+    };
     return observedSides(request, none);
   })();
   return baseline;
@@ -640,10 +762,15 @@ Deno.test(`differential: ${FIXTURES.length} fixtures agree with the pinned Claud
   const results = await pooled(chosen.map((fixture) => async () => {
     const built = build(fixture);
     const s = scanned(built, fixture.env);
-    const request = await observed(claude, built, fixture.env);
+    const request = await observed(claude, built, fixture.env, fixture.hooks);
     const o = observedSides(request, builtin);
-    const size = o.memory.size + o.skills.size + o.agents.size;
-    return { name: fixture.name, size, problems: disagreements(o, s).map((l) => l.replaceAll(built.base, "")) };
+    if (!fixture.hooks) s.hooks.clear(); // the observation ran no hook, as --observe by default
+    const size = o.memory.size + o.skills.size + o.agents.size + o.hooks.size;
+    return {
+      name: fixture.name,
+      size,
+      problems: disagreements(o, s).map((l) => l.replaceAll(built.base, "")),
+    };
   }));
   const failures = results.filter((r) => r.problems.length > 0);
   assert.deepEqual(
@@ -702,14 +829,23 @@ Deno.test("differential: real public repositories, as a project and as a --plugi
   for (const repo of repos) {
     const base = makeTempDir("ctxkit-real-");
     for (const d of ["proj", "cfg", "home"]) Deno.mkdirSync(`${base}/${d}`);
-    const asProject: Built = { base, root: repo, home: `${base}/home`, configDir: `${base}/cfg`, pluginDirs: [] };
+    const asProject: Built = {
+      base,
+      root: repo,
+      home: `${base}/home`,
+      configDir: `${base}/cfg`,
+      pluginDirs: [],
+    };
     const asPlugin: Built = { ...asProject, root: `${base}/proj`, pluginDirs: pluginsOf(repo) };
     for (const [how, built] of [["project", asProject], ["plugin", asPlugin]] as const) {
       const o = observedSides(await observed(claude, built), builtin);
       const s = scanned(built);
+      s.hooks.clear(); // observed without hooks: a plugin's hook output is not compared
       for (const line of disagreements(o, s)) problems.push(`${repo} as ${how}: ${line}`);
       console.log(
-        `${repo.slice(repo.lastIndexOf("/") + 1)} as ${how}: ${o.memory.size} instruction sources, ${o.skills.size} skill and command entries, ${o.agents.size} agents compared`,
+        `${
+          repo.slice(repo.lastIndexOf("/") + 1)
+        } as ${how}: ${o.memory.size} instruction sources, ${o.skills.size} skill and command entries, ${o.agents.size} agents compared`,
       );
     }
   }

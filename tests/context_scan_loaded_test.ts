@@ -219,7 +219,9 @@ Deno.test("--loaded rules: each import its own row, 4 hops, imports in code, cyc
     ".claude/skills/manual/SKILL.md field:description 0 not-listed",
     `.claude/skills/plain/SKILL.md file ${size(".claude/skills/plain/SKILL.md")}`,
     ".claude/skills/plain/SKILL.md field:description 19", // "- plain: short one\n"
-    `${memoryPath}/MEMORY.md file ${kept.length + 2 + warning.length} frontmatter-stripped html-comments-hidden memory-truncated`,
+    `${memoryPath}/MEMORY.md file ${
+      kept.length + 2 + warning.length
+    } frontmatter-stripped html-comments-hidden memory-truncated`,
     `${memoryPath}/topic.md file 0 on-demand`,
   ]);
   const byPath = (rel: string) => doc.files.find((f) => f.path === `${root}/${rel}`)!;
@@ -381,7 +383,16 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
     "plug/skills/alpha/SKILL.md": "---\ndescription: Alpha\n---\nb\n",
     "plug/commands/go.md": "---\ndescription: Go\n---\nb\n",
     "plug/agents/pa.md": "---\nname: pa\ndescription: Plugin agent\ntools: Read\n---\nb\n",
-    "plug/hooks/hooks.json": '{"hooks": {"SessionStart": []}}',
+    "plug/hooks/hooks.json": JSON.stringify({
+      hooks: {
+        SessionStart: [{
+          hooks: [
+            { type: "command", command: "echo ready" },
+            { type: "command", command: '"${CLAUDE_PLUGIN_ROOT}/hooks/start.sh"' },
+          ],
+        }],
+      },
+    }),
     "plug/CLAUDE.md": "never loaded\n",
     "other/skills/beta/SKILL.md": "---\ndescription: Beta\n---\nb\n",
   });
@@ -400,7 +411,8 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
       ["/plug/skills/alpha/SKILL.md", "skill-listing", "plug:alpha", 20, "skills"],
       ["/other/skills/beta/SKILL.md", "skill-listing", "other:beta", 19, "skills"],
       ["/plug/agents/pa.md", "agent-listing", "plug:pa", 38, "agents"],
-      ["/plug/hooks/hooks.json", "hook-context", undefined, 0, "hooks"],
+      // "SessionStart:startup hook success: ready" and a blank line; the script's output is unknown
+      ["/plug/hooks/hooks.json", "hook-context", undefined, 42, "hooks"],
     ],
   );
   assert.deepEqual(plugin.at(-1)?.limits, ["hook-runtime"]);

@@ -257,13 +257,20 @@ class Instructions {
     const shown = shownText(read.text);
     if (shown.frontmatterStripped) limits.add("frontmatter-stripped");
     if (shown.commentsHidden) limits.add("html-comments-hidden");
-    const source: LoadedSource = { ...base, potential: read.size, loaded: utf8(shown.text), limits };
+    const source: LoadedSource = {
+      ...base,
+      potential: read.size,
+      loaded: utf8(shown.text),
+      limits,
+    };
     this.sources.push(source);
     for (const token of shown.imports) {
       const target = importPath(token, path, this.#roots.home);
       if (target === undefined) continue;
-      if (!options.userLevel && target !== this.#roots.project &&
-        !target.startsWith(`${this.#roots.project}/`)) {
+      if (
+        !options.userLevel && target !== this.#roots.project &&
+        !target.startsWith(`${this.#roots.project}/`)
+      ) {
         if (isFile(target)) limits.add("import-external");
         continue;
       }
@@ -572,11 +579,66 @@ function agentSource(path: string, root: RootLabel, prefix: string): LoadedSourc
   };
 }
 
-/** Hook sources of a plugin: one per `hooks/hooks.json` with a `SessionStart` hook. */
+const HooksFile = z.looseObject({
+  hooks: z.optional(z.looseObject({
+    SessionStart: z.optional(z.array(z.looseObject({
+      matcher: z.optional(z.string()),
+      hooks: z.optional(z.array(z.looseObject({
+        type: z.optional(z.string()),
+        command: z.optional(z.string()),
+      }))),
+    }))),
+  })),
+});
+
+/** What a `SessionStart` command prints when that is plain from the command itself. */
+export function staticHookOutput(command: string): string | undefined {
+  const echo =
+    /^echo[ \t]+(?:"([^"`$\\]*)"|'([^']*)'|([^\s"'`$\\;&|<>(){}*?[\]~#]+(?:[ \t]+[^\s"'`$\\;&|<>(){}*?[\]~#]+)*))[ \t]*$/
+      .exec(command.trim());
+  if (echo === null) return undefined;
+  return echo[1] ?? echo[2] ?? echo[3];
+}
+
+/**
+ * A plugin's `SessionStart` hooks (`hooks/hooks.json`) as one source: the context the start-up hooks
+ * inject (`SessionStart:startup hook success: <output>` and a blank line each) where the output is
+ * plain from the command (`echo text`); any other command's output is known only when it runs
+ * (`hook-runtime`, counted 0).
+ */
 function pluginHookSource(dir: string): LoadedSource | undefined {
   const path = `${dir}/hooks/hooks.json`;
   const read = readText(path);
-  if (read.kind !== "text" || !read.text.includes("SessionStart")) return undefined;
+  if (read.kind !== "text") return undefined;
+  let parsed: z.infer<typeof HooksFile> | undefined;
+  try {
+    const result = HooksFile.safeParse(JSON.parse(read.text));
+    parsed = result.success ? result.data : undefined;
+  } catch {
+    parsed = undefined;
+  }
+  const groups = parsed?.hooks?.SessionStart ?? [];
+  if (groups.length === 0) return undefined;
+  const limits = new Set<LimitCode>();
+  let loaded = 0;
+  for (const group of groups) {
+    let matches = true;
+    try {
+      matches = group.matcher === undefined || group.matcher === "" ||
+        group.matcher === "*" || new RegExp(`^(?:${group.matcher})$`).test("startup");
+    } catch {
+      matches = group.matcher === "startup";
+    }
+    if (!matches) continue;
+    for (const hook of group.hooks ?? []) {
+      if (hook.type !== "command" || hook.command === undefined) continue;
+      const output = staticHookOutput(hook.command);
+      if (output === undefined) limits.add("hook-runtime");
+      else if (output.trim() !== "") {
+        loaded += utf8(`SessionStart:startup hook success: ${output.trim()}\n\n`);
+      }
+    }
+  }
   return {
     path,
     root: "plugin",
@@ -584,8 +646,8 @@ function pluginHookSource(dir: string): LoadedSource | undefined {
     kind: "hook-payload",
     loading: "hook-context",
     potential: read.size,
-    loaded: 0,
-    limits: new Set(["hook-runtime"]),
+    loaded,
+    limits,
   };
 }
 
@@ -607,7 +669,9 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
   }
   const commands: { path: string; name: string; root: RootLabel }[] = [];
   if (roots.includeGlobal) {
-    for (const c of commandFiles(`${roots.global}/commands`)) commands.push({ ...c, root: "global" });
+    for (const c of commandFiles(`${roots.global}/commands`)) {
+      commands.push({ ...c, root: "global" });
+    }
   }
   for (const dir of dirs) {
     for (const c of commandFiles(join(dir, ".claude/commands"))) {
@@ -620,15 +684,22 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
   const agents: LoadedSource[] = [];
   const agentFiles: { path: string; root: RootLabel }[] = [];
   if (roots.includeGlobal) {
-    for (const p of markdownBelow(`${roots.global}/agents`)) agentFiles.push({ path: p, root: "global" });
+    for (const p of markdownBelow(`${roots.global}/agents`)) {
+      agentFiles.push({ path: p, root: "global" });
+    }
   }
   for (const dir of dirs) {
-    for (const p of markdownBelow(join(dir, ".claude/agents"))) agentFiles.push({ path: p, root: "project" });
+    for (const p of markdownBelow(join(dir, ".claude/agents"))) {
+      agentFiles.push({ path: p, root: "project" });
+    }
   }
   const hooks: LoadedSource[] = [];
   for (const dir of roots.pluginDirs) {
     const prefix = `${pluginName(dir)}:`;
-    const pluginCommands = commandFiles(`${dir}/commands`).map((c) => ({ ...c, root: "plugin" as const }));
+    const pluginCommands = commandFiles(`${dir}/commands`).map((c) => ({
+      ...c,
+      root: "plugin" as const,
+    }));
     entries.push(...commandEntries(pluginCommands, prefix));
     entries.push(...skillEntries(`${dir}/skills`, "plugin", prefix, considered));
     for (const p of markdownBelow(`${dir}/agents`)) {

@@ -32,13 +32,18 @@ export interface Frontmatter {
  */
 export function splitFrontmatter(text: string): Frontmatter {
   const first = text.indexOf("\n");
-  if (first === -1 || !FENCE_LINE.test(text.slice(0, first))) return { yaml: undefined, body: text };
+  if (first === -1 || !FENCE_LINE.test(text.slice(0, first))) {
+    return { yaml: undefined, body: text };
+  }
   let at = first + 1;
   while (at <= text.length) {
     const nl = text.indexOf("\n", at);
     const end = nl === -1 ? text.length : nl;
     if (FENCE_LINE.test(text.slice(at, end))) {
-      return { yaml: text.slice(first + 1, Math.max(first + 1, at - 1)), body: text.slice(end + 1) };
+      return {
+        yaml: text.slice(first + 1, Math.max(first + 1, at - 1)),
+        body: text.slice(end + 1),
+      };
     }
     if (nl === -1) break;
     at = nl + 1;
@@ -110,7 +115,10 @@ function htmlBlockStart(line: string, inParagraph: boolean): "comment" | "block"
   if (inParagraph) return undefined; // type 7 cannot interrupt a paragraph
   // Type 7: a complete open or closing tag alone on its line.
   const rest = line.slice(at).trimEnd();
-  if (/^<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>$/.test(rest)) {
+  if (
+    /^<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>$/
+      .test(rest)
+  ) {
     return "block";
   }
   if (/^<\/[A-Za-z][A-Za-z0-9-]*\s*>$/.test(rest)) return "block";
@@ -136,7 +144,9 @@ function lineImports(line: string, out: ImportToken[]): void {
       i = close === -1 ? run : close + ticks.length;
     } else if (c === "@" && (i === 0 || /\s/.test(line[i - 1]))) {
       let j = i + 1;
-      while (j < line.length && !/\s/.test(line[j])) j += line[j] === "\\" && line[j + 1] === " " ? 2 : 1;
+      while (j < line.length && !/\s/.test(line[j])) {
+        j += line[j] === "\\" && line[j + 1] === " " ? 2 : 1;
+      }
       const token = line.slice(i + 1, j).replaceAll("\\ ", " ");
       if (token.length > 0) out.push(token);
       i = j;
@@ -313,10 +323,14 @@ export type YamlValue = string | string[] | undefined;
 function unquote(value: string): string {
   const v = value.trim();
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
-    return v.slice(1, -1).replace(/\\(["\\/nt])/g, (_, c: string) =>
-      c === "n" ? "\n" : c === "t" ? "\t" : c);
+    return v.slice(1, -1).replace(
+      /\\(["\\/nt])/g,
+      (_, c: string) => c === "n" ? "\n" : c === "t" ? "\t" : c,
+    );
   }
-  if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) return v.slice(1, -1).replaceAll("''", "'");
+  if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) {
+    return v.slice(1, -1).replaceAll("''", "'");
+  }
   return v;
 }
 
@@ -351,7 +365,10 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
     const inline = m[2].trim();
     // The following more-indented (or blank) lines belong to this key.
     const more: string[] = [];
-    while (i < lines.length && (lines[i].trim() === "" || /^[ \t]/.test(lines[i]) || /^- /.test(lines[i]) && inline === "")) {
+    while (
+      i < lines.length &&
+      (lines[i].trim() === "" || /^[ \t]/.test(lines[i]) || /^- /.test(lines[i]) && inline === "")
+    ) {
       more.push(lines[i]);
       i++;
     }
@@ -366,7 +383,9 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
     } else if (inline.startsWith("[") && inline.endsWith("]")) {
       value = flowList(inline);
     } else if (inline === "" && more.some((l) => /^[ \t]*- /.test(l))) {
-      value = more.filter((l) => /^[ \t]*- /.test(l)).map((l) => unquote(l.replace(/^[ \t]*- /, "")));
+      value = more.filter((l) => /^[ \t]*- /.test(l)).map((l) =>
+        unquote(l.replace(/^[ \t]*- /, ""))
+      );
     } else if (inline === "" && more.length === 0) {
       value = "";
     } else {

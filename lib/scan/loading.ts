@@ -14,8 +14,8 @@ import { envValue } from "../paths.ts";
 import type { CandidateRow } from "./discovery.ts";
 import {
   type LoadedSource,
-  loadingModel,
   type LoadingModel,
+  loadingModel,
   skillListingPotential,
 } from "./claude_model.ts";
 import { LIMIT_MEANINGS } from "./loading_rules.ts";
