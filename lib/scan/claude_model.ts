@@ -20,6 +20,7 @@ import { memoryIndexText } from "./claude_text.ts";
 import { scanFile, statFollow } from "./files.ts";
 import { BINARY_EXTENSIONS, IMPORTS, LISTING_BUDGET, SKILL_LISTING } from "./loading_rules.ts";
 import { InstructionScanner } from "./markdown.ts";
+import { RuleScopeScanner } from "./measure.ts";
 import type { LimitCode, LoadedCategory, Loading, RootLabel, RowKind } from "./schema.ts";
 
 /** Files above this size are not read whole: their shown bytes are estimated by streaming. */
@@ -246,6 +247,11 @@ class Instructions {
       return;
     }
     if (read.kind === "large") {
+      // Streamed, never read whole: a path-scoped rule is left out as RuleScopeScanner sees it.
+      if (options.rule) {
+        const scope = scanFile(path, new RuleScopeScanner());
+        if (scope.ok && scope.result) return;
+      }
       const scanned = scanFile(path, new InstructionScanner({ frontmatter: true }));
       limits.add("estimated-large-file");
       const loaded = scanned.ok ? scanned.result.bytes : 0;
