@@ -83,3 +83,11 @@ Deno.test("warningLine and scanExitCode: the stderr line of a skipped directory,
   assert.equal(scanExitCode({ document, complete: true, warnings: [warning] }), 0);
   assert.equal(scanExitCode({ document, complete: false, warnings: [] }), 2);
 });
+
+Deno.test("parseScanArgs: --plugin-dir is repeatable, in order", () => {
+  assert.deepEqual(parseScanArgs(["--plugin-dir", "a", "--loaded", "--plugin-dir", "--root"]), {
+    help: false,
+    loaded: true,
+    scan: { global: false, tier: "all", pluginDirs: ["a", "--root"] },
+  });
+});
