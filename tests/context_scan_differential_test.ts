@@ -37,7 +37,14 @@ interface Fixture {
   readonly hooks?: boolean;
 }
 
-const slug = (path: string) => path.replace(/[^A-Za-z0-9]/g, "-");
+/** Claude Code's project folder name, written out here independently of the model. */
+const slug = (path: string) => {
+  const s = path.replace(/[^A-Za-z0-9]/g, "-");
+  if (s.length <= 200) return s;
+  let h = 0;
+  for (const unit of path.split("")) h = ((h << 5) - h + unit.charCodeAt(0)) | 0;
+  return `${s.slice(0, 200)}-${Math.abs(h).toString(36)}`;
+};
 const memory = (base: string, project = "proj") =>
   `cfg/projects/${slug(`${base}/${project}`)}/memory`;
 const lines = (n: number, line: (i: number) => string) =>
@@ -349,6 +356,20 @@ const FIXTURES: Fixture[] = [
       [`${memory(b, "my_proj.v2 x")}/MEMORY.md`]: "slugged\n",
       "my_proj.v2 x/CLAUDE.md": "p\n",
     }),
+  },
+  {
+    name: "memory-slug-astral",
+    cwd: "pröj🌱",
+    files: (b) => ({ [`${memory(b, "pröj🌱")}/MEMORY.md`]: "astral slug\n" }),
+  },
+  {
+    name: "memory-slug-long",
+    cwd: `deep/${"d".repeat(120)}/${"e".repeat(120)}`,
+    files: (b) => {
+      const cwd = `deep/${"d".repeat(120)}/${"e".repeat(120)}`;
+      // Only the memory file: a wrong folder name would leave both sides empty, which fails below.
+      return { [`${memory(b, cwd)}/MEMORY.md`]: "long slug\n", [`${cwd}/.keep`]: "" };
+    },
   },
   {
     name: "memory-git-root",

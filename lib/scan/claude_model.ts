@@ -18,7 +18,13 @@ import * as z from "../_zod.ts";
 import { parseFrontmatter, scalar, shownText, splitFrontmatter } from "./claude_text.ts";
 import { memoryIndexText } from "./claude_text.ts";
 import { scanFile, statFollow } from "./files.ts";
-import { BINARY_EXTENSIONS, IMPORTS, LISTING_BUDGET, SKILL_LISTING } from "./loading_rules.ts";
+import {
+  BINARY_EXTENSIONS,
+  IMPORTS,
+  LISTING_BUDGET,
+  MEMORY_INDEX,
+  SKILL_LISTING,
+} from "./loading_rules.ts";
 import { InstructionScanner } from "./markdown.ts";
 import { RuleScopeScanner } from "./measure.ts";
 import type { LimitCode, LoadedCategory, Loading, RootLabel, RowKind } from "./schema.ts";
@@ -295,10 +301,28 @@ class Instructions {
   }
 }
 
-/** The auto-memory folder Claude Code reads for `project`. */
+/**
+ * Claude Code's project folder name for `path`: every UTF-16 unit outside `[A-Za-z0-9]` as `-`;
+ * past {@linkcode MEMORY_INDEX.maxSlug} units, the first ones, `-` and a base-36 hash of the path
+ * (`(h << 5) - h + unit`, 32-bit, its absolute value).
+ *
+ * @example
+ * ```ts
+ * import { projectSlug } from "./claude_model.ts";
+ * projectSlug("/home/u/my_app.v2"); // "-home-u-my-app-v2"
+ * ```
+ */
+export function projectSlug(path: string): string {
+  const slug = path.replace(/[^A-Za-z0-9]/g, "-");
+  if (slug.length <= MEMORY_INDEX.maxSlug) return slug;
+  let hash = 0;
+  for (let i = 0; i < path.length; i++) hash = ((hash << 5) - hash + path.charCodeAt(i)) | 0;
+  return `${slug.slice(0, MEMORY_INDEX.maxSlug)}-${Math.abs(hash).toString(36)}`;
+}
+
+/** The auto-memory folder Claude Code reads for `project` (its git top-level, else itself). */
 export function memoryFolder(global: string, project: string): string {
-  const base = gitToplevel(project) ?? project;
-  return `${global}/projects/${base.replace(/[^A-Za-z0-9]/g, "-")}/memory`;
+  return `${global}/projects/${projectSlug(gitToplevel(project) ?? project)}/memory`;
 }
 
 function instructionSources(roots: ModelRoots): {

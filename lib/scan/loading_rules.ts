@@ -75,14 +75,16 @@ export const MEMORY_INDEX: LoadingRule & {
   readonly lines: number;
   readonly units: number;
   readonly excerpt: number;
+  readonly maxSlug: number;
 } = {
   ...rule(
-    "auto-memory MEMORY.md (CLAUDE_CONFIG_DIR/projects/<slug>/memory, the slug the git top-level or project path with every UTF-16 unit outside [A-Za-z0-9] as -) loads its shown text cut to 200 lines, then to whole lines within 25,000 UTF-16 units, followed by a blank line and a > WARNING line; other memory files load on demand",
-    "memory-*",
+    "auto-memory MEMORY.md (CLAUDE_CONFIG_DIR/projects/<slug>/memory, the slug the git top-level or project path with every UTF-16 unit outside [A-Za-z0-9] as -, past 200 units cut and followed by - and a base-36 hash) loads its shown text cut to 200 lines, then to whole lines within 25,000 UTF-16 units, followed by a blank line and a > WARNING line; other memory files load on demand",
+    "memory-*, memory-slug, memory-slug-astral, memory-slug-long, memory-git-root",
   ),
   lines: 200,
   units: 25_000,
   excerpt: 80,
+  maxSlug: 200,
 };
 
 /** Skills and commands in the listing. */
