@@ -297,10 +297,10 @@ export interface ScanDocument {
    * `/context` shows them.
    */
   categories?: {
-    "memory-files": ScanLoadedTotal;
-    skills: ScanLoadedTotal;
-    agents: ScanLoadedTotal;
-    hooks: ScanLoadedTotal;
+    "memory-files": { files: number; bytes: number; tokens: number };
+    skills: { files: number; bytes: number; tokens: number };
+    agents: { files: number; bytes: number; tokens: number };
+    hooks: { files: number; bytes: number; tokens: number };
   };
 }
 
