@@ -37,7 +37,7 @@ Deno.test({
     });
     assert.equal(loaded.code, 2);
     assert.doesNotMatch(loaded.stdout + loaded.stderr, /allow-all/);
-    assert.match(loaded.stdout, /import-unreadable +1 {2}an import could not be read/);
+    assert.match(loaded.stdout, /import-skipped +1 {2}a binary or unreadable import adds nothing/);
     assert.ok(loaded.stdout.includes(`    'CLAUDE.local.md': ${REFUSED}\n`), loaded.stdout);
     assert.ok(loaded.stdout.includes(`    '.claude/rules/env.md': ${REFUSED}\n`), loaded.stdout);
   },

@@ -9,7 +9,7 @@
  * @module
  */
 
-import { isAbsent } from "../_fs/errors.ts";
+import { isAbsent, rethrowPermission } from "../_fs/errors.ts";
 import { ReadRefusedError, readRegular } from "../_fs/read.ts";
 import { gitToplevel } from "../git.ts";
 import { basename, dirname, normalizeLexical } from "../paths.ts";
@@ -114,9 +114,12 @@ function readText(path: string): TextRead {
         const st = statFollow(path);
         return { kind: "large", size: "error" in st ? 0 : st.size };
       }
-      return e.refusal === "absent" ? { kind: "missing" } : { kind: "unreadable" };
+      // A directory or device where a file is looked for is no file: Claude Code skips it too.
+      return e.refusal === "absent" || e.refusal === "not-regular"
+        ? { kind: "missing" }
+        : { kind: "unreadable" };
     }
-    if (e instanceof Deno.errors.PermissionDenied && String(e).includes("--allow")) throw e;
+    rethrowPermission(e);
     return isAbsent(e) ? { kind: "missing" } : { kind: "unreadable" };
   }
 }
@@ -230,11 +233,13 @@ class Instructions {
     path: string,
     root: RootLabel,
     options: { userLevel: boolean; rule?: boolean; importedBy?: string; depth?: number },
-  ): void {
+  ): "added" | "skipped" {
     const key = this.#key(path);
-    if (this.#seen.has(key)) return;
+    if (this.#seen.has(key)) return "added";
     const read = readText(path);
-    if (read.kind === "missing") return;
+    if (read.kind === "missing") return "skipped";
+    // An import that cannot be read adds nothing (the importer says so); a file found by name is a row.
+    if (read.kind === "unreadable" && options.importedBy !== undefined) return "skipped";
     this.#seen.add(key);
     const depth = options.depth ?? 0;
     const limits = new Set<LimitCode>();
@@ -250,22 +255,22 @@ class Instructions {
     };
     if (read.kind === "unreadable") {
       this.sources.push({ ...base, potential: 0, loaded: 0, limits: new Set(["unreadable"]) });
-      return;
+      return "added";
     }
     if (read.kind === "large") {
       // Streamed, never read whole: a path-scoped rule is left out as RuleScopeScanner sees it.
       if (options.rule) {
         const scope = scanFile(path, new RuleScopeScanner());
-        if (scope.ok && scope.result) return;
+        if (scope.ok && scope.result) return "added";
       }
       const scanned = scanFile(path, new InstructionScanner({ frontmatter: true }));
       limits.add("estimated-large-file");
       const loaded = scanned.ok ? scanned.result.bytes : 0;
       this.sources.push({ ...base, potential: read.size, loaded, limits });
-      return;
+      return "added";
     }
     // A path-scoped rule is not loaded, and — read once — is not loaded by a later import either.
-    if (options.rule && ruleIsConditional(splitFrontmatter(read.text).yaml)) return;
+    if (options.rule && ruleIsConditional(splitFrontmatter(read.text).yaml)) return "added";
     const shown = shownText(read.text);
     if (shown.frontmatterStripped) limits.add("frontmatter-stripped");
     if (shown.commentsHidden) limits.add("html-comments-hidden");
@@ -286,7 +291,13 @@ class Instructions {
         if (isFile(target)) limits.add("import-external");
         continue;
       }
-      if (!isFile(target)) continue;
+      const st = statFollow(target);
+      if ("error" in st) {
+        // Missing: an @mention, nothing to say; there but not examinable: skipped.
+        if (!isAbsent(st.error)) limits.add("import-skipped");
+        continue;
+      }
+      if (!st.isFile) continue;
       if (isBinaryName(target)) {
         limits.add("import-skipped");
         continue;
@@ -296,8 +307,14 @@ class Instructions {
         limits.add("import-depth-exceeded");
         continue;
       }
-      this.add(target, root, { userLevel: options.userLevel, importedBy: path, depth: depth + 1 });
+      const added = this.add(target, root, {
+        userLevel: options.userLevel,
+        importedBy: path,
+        depth: depth + 1,
+      });
+      if (added === "skipped") limits.add("import-skipped");
     }
+    return "added";
   }
 }
 

@@ -113,8 +113,9 @@ function htmlBlockStart(line: string, inParagraph: boolean): "comment" | "block"
   const tag = /^<\/?([A-Za-z][A-Za-z0-9-]*)(?=[\s/>]|$)/.exec(line.slice(at));
   if (tag !== null && BLOCK_TAGS.has(tag[1].toLowerCase())) return "block";
   if (inParagraph) return undefined; // type 7 cannot interrupt a paragraph
-  // Type 7: a complete open or closing tag alone on its line.
+  // Type 7: a complete open or closing tag alone on its line (a short one: bounded work).
   const rest = line.slice(at).trimEnd();
+  if (rest.length > 4096) return undefined;
   if (
     /^<[A-Za-z][A-Za-z0-9-]*(?:\s+[A-Za-z_:][\w.:-]*(?:\s*=\s*(?:[^\s"'=<>`]+|'[^']*'|"[^"]*"))?)*\s*\/?>$/
       .test(rest)
@@ -125,23 +126,40 @@ function htmlBlockStart(line: string, inParagraph: boolean): "comment" | "block"
   return undefined;
 }
 
+/**
+ * For each backtick run of `line` (by its start), where the code span it opens ends: after the next
+ * run of the same length, or -1. One pass from the right, so linear whatever the runs.
+ */
+function codeSpanEnds(line: string): Map<number, number> {
+  const runs: { at: number; length: number }[] = [];
+  for (let i = line.indexOf("`"); i !== -1; i = line.indexOf("`", i)) {
+    let j = i;
+    while (line[j] === "`") j++;
+    runs.push({ at: i, length: j - i });
+    i = j;
+  }
+  const ends = new Map<number, number>();
+  const nextOfLength = new Map<number, number>();
+  for (let r = runs.length - 1; r >= 0; r--) {
+    const { at, length } = runs[r];
+    ends.set(at, nextOfLength.get(length) ?? -1);
+    nextOfLength.set(length, at + length);
+  }
+  return ends;
+}
+
 /** `@path` tokens of one text line, outside code spans. */
 function lineImports(line: string, out: ImportToken[]): void {
+  if (!line.includes("@")) return;
+  const spans = codeSpanEnds(line);
   let i = 0;
   while (i < line.length) {
     const c = line[i];
     if (c === "`") {
       let run = i;
       while (line[run] === "`") run++;
-      const ticks = line.slice(i, run);
-      let close = line.indexOf(ticks, run);
-      // A closing run must be exactly as long.
-      while (close !== -1 && line[close + ticks.length] === "`") {
-        let k = close;
-        while (line[k] === "`") k++;
-        close = line.indexOf(ticks, k);
-      }
-      i = close === -1 ? run : close + ticks.length;
+      const end = spans.get(i) ?? -1;
+      i = end === -1 ? run : end; // an unmatched run is literal text
     } else if (c === "@" && (i === 0 || /\s/.test(line[i - 1]))) {
       let j = i + 1;
       while (j < line.length && !/\s/.test(line[j])) {
@@ -156,7 +174,23 @@ function lineImports(line: string, out: ImportToken[]): void {
   }
 }
 
-const COMMENT = /<!--[\s\S]*?-->/g;
+/**
+ * `text` without its `<!--` … `-->` comments (an unclosed one stays). One pass: once no `-->`
+ * follows an opener, none follows a later one either.
+ */
+function withoutComments(text: string): string {
+  let out = "";
+  let at = 0;
+  for (;;) {
+    const open = text.indexOf("<!--", at);
+    if (open === -1) break;
+    const close = text.indexOf("-->", open + 4);
+    if (close === -1) break;
+    out += text.slice(at, open);
+    at = close + 3;
+  }
+  return out + text.slice(at);
+}
 
 /**
  * The text Claude Code sends for an instruction file (`CLAUDE.md`, a rule, an import, `MEMORY.md`
@@ -224,7 +258,7 @@ export function shownText(raw: string, options: { frontmatter?: boolean } = {}):
         while (body[stop] === "\n") stop++;
       }
       const block = body.slice(at, stop);
-      const rest = block.replace(COMMENT, "");
+      const rest = withoutComments(block);
       if (rest !== block) commentsHidden = true;
       out.push(rest.trim() === "" ? "" : rest);
       inParagraph = false;
@@ -358,7 +392,7 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
   const lines = yaml.split("\n").map((l) => l.replace(/\r$/, ""));
   let i = 0;
   while (i < lines.length) {
-    const m = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+|$)(.*)$/.exec(lines[i]);
+    const m = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+|$)([\s\S]*)$/.exec(lines[i]);
     i++;
     if (m === null) continue;
     const key = m[1];
