@@ -409,8 +409,12 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
     while (more.length > 0 && more[more.length - 1].trim() === "") more.pop();
     let value: YamlValue;
     if (/^[|>][+-]?$/.test(inline)) {
-      const indent = Math.min(...more.filter((l) => l.trim() !== "").map((l) => indentOf(l).at));
-      const body = more.map((l) => (l.trim() === "" ? "" : l.slice(indent)));
+      // A reduce, not Math.min(...): a block may have more lines than a call has arguments.
+      const indent = more.filter((l) => l.trim() !== "")
+        .reduce((n, l) => Math.min(n, indentOf(l).at), Number.POSITIVE_INFINITY);
+      const body = more.map((
+        l,
+      ) => (l.trim() === "" ? "" : l.slice(Number.isFinite(indent) ? indent : 0)));
       const keep = inline.endsWith("+") ? "keep" : inline.endsWith("-") ? "strip" : "clip";
       const joined = inline.startsWith("|") ? body.join("\n") : foldLines(body);
       value = keep === "strip" || joined === "" ? joined : `${joined}\n`;

@@ -100,3 +100,8 @@ Deno.test("parseFrontmatter: scalars, quotes, blocks, lists", () => {
     empty: "",
   });
 });
+
+Deno.test("parseFrontmatter: a block of 300,000 lines (no argument-count limit)", () => {
+  const yaml = `description: |\n${"  x\n".repeat(300_000)}`;
+  assert.equal((parseFrontmatter(yaml).get("description") as string).length, 600_000);
+});
