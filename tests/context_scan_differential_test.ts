@@ -237,6 +237,17 @@ const FIXTURES: Fixture[] = [
     }),
   },
   {
+    name: "imports-punctuation",
+    files: () => ({
+      "proj/CLAUDE.md":
+        "see @a.md, then (@b.md) and @c.md.\n- @d.md in a list\n# @e.md in a heading\n> @f.md quoted\n| @g.md | cell |\n|---|---|\n@h\\ i.md escaped\n",
+      ...Object.fromEntries(
+        ["a", "b", "c", "d", "e", "f", "g"].map((n) => [`proj/${n}.md`, `${n}\n`]),
+      ),
+      "proj/h i.md": "escaped space\n",
+    }),
+  },
+  {
     name: "import-depth",
     files: () => ({ "proj/CLAUDE.md": "@a.md\n", ...chain(["a", "b", "c", "d", "e", "f"]) }),
   },
@@ -271,6 +282,33 @@ const FIXTURES: Fixture[] = [
       "proj/f.json": '{"j": 1}\n',
       "proj/f.sh": "echo\n",
       "proj/F.MD": "upper case\n",
+    }),
+  },
+  {
+    name: "import-extensions",
+    files: () => {
+      const exts = ["xyz", "rs", "toml", "lock", "svg", "j2", "markdown", "mdx", "ts", "PY"];
+      return {
+        "proj/CLAUDE.md": `${
+          exts.map((e) => `@f.${e}`).join(" ")
+        } @.hidden @Makefile @x.tar.gz @a.md,\n`,
+        ...Object.fromEntries(exts.map((e) => [`proj/f.${e}`, `ext ${e}\n`])),
+        "proj/.hidden": "hidden\n",
+        "proj/Makefile": "make\n",
+        "proj/x.tar.gz": "gz\n",
+        "proj/a.md,": "with the comma\n",
+      };
+    },
+  },
+  {
+    name: "rules-star-forms",
+    files: () => ({
+      "proj/.claude/rules/twice.md": '---\npaths: "**, **"\n---\ntwice\n',
+      "proj/.claude/rules/root.md": '---\npaths: "/**"\n---\nslash star star\n',
+      "proj/.claude/rules/empty.md": '---\npaths: ""\n---\nempty paths\n',
+      "proj/.claude/rules/none.md": "---\npaths: []\n---\nno globs\n",
+      "proj/.claude/rules/dir.md": '---\npaths: "src/**"\n---\nscoped dir\n',
+      "proj/.claude/rules/braces.md": '---\npaths: "{a,b}/**, **"\n---\nbraces\n',
     }),
   },
   {
@@ -498,6 +536,24 @@ const FIXTURES: Fixture[] = [
       "proj/.claude/agents/multi.md": "---\nname: multi\ndescription: |\n  multi\n  line\n---\nx\n",
       "proj/tools/agents/helper.md": "---\nname: helper\ndescription: outside the layout\n---\nx\n",
       "cfg/agents/gagent.md": "---\nname: gagent\ndescription: global agent\n---\nx\n",
+    }),
+  },
+  {
+    name: "agents-yaml",
+    files: () => ({
+      "proj/.claude/agents/list.md":
+        '---\nname: list\ndescription: "Quoted: description"\ntools:\n  - Read\n  - Grep\n---\nx\n',
+      "proj/.claude/agents/folded.md": "---\nname: folded\ndescription: >\n  one\n  two\n---\nx\n",
+      "proj/.claude/agents/astral.md": "---\nname: astral\ndescription: 🌱 grows\n---\nx\n",
+    }),
+  },
+  {
+    name: "skills-astral-cut",
+    files: () => ({
+      "proj/.claude/skills/astral/SKILL.md": `---\ndescription: a${"🌱".repeat(900)}\n---\nb\n`,
+      "proj/.claude/skills/spaces/SKILL.md": "---\ndescription:   lots    of\t\tspace   \n---\nb\n",
+      "proj/.claude/skills/mixed/SKILL.md": '---\ndescription: "a \\n b\\t \\tc  \\r\\n d"\n---\nb\n',
+      "proj/.claude/skills/paras/SKILL.md": "---\ndescription: |\n  line   one\n\n  para two\n---\nb\n",
     }),
   },
   {

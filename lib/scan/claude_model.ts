@@ -19,11 +19,11 @@ import { parseFrontmatter, scalar, shownText, splitFrontmatter } from "./claude_
 import { memoryIndexText } from "./claude_text.ts";
 import { scanFile, statFollow } from "./files.ts";
 import {
-  BINARY_EXTENSIONS,
   IMPORTS,
   LISTING_BUDGET,
   MEMORY_INDEX,
   SKILL_LISTING,
+  TEXT_EXTENSIONS,
 } from "./loading_rules.ts";
 import { InstructionScanner } from "./markdown.ts";
 import { RuleScopeScanner } from "./measure.ts";
@@ -187,20 +187,45 @@ export function importPath(token: string, importer: string, home: string | undef
   return normalizeLexical(path, dirname(importer));
 }
 
-function isBinaryName(path: string): boolean {
+/** True when Claude Code skips an import of `path` for its extension (as `path.extname` reads it). */
+function isNonTextName(path: string): boolean {
   const name = basename(path);
   const dot = name.lastIndexOf(".");
-  return dot > 0 && BINARY_EXTENSIONS.has(name.slice(dot + 1).toLowerCase());
+  if (dot <= 0) return false; // no extension, or a dot-name such as `.env`: text
+  return !TEXT_EXTENSIONS.has(name.slice(dot).toLowerCase());
 }
 
-/** Whether `paths:` frontmatter makes a rule conditional (exactly `["**"]` does not). */
+/** A `paths` string split at commas outside braces, each part trimmed, empty ones dropped. */
+function splitGlobs(value: string): string[] {
+  const out: string[] = [];
+  let depth = 0;
+  let current = "";
+  for (const c of value) {
+    if (c === "{") depth++;
+    else if (c === "}") depth--;
+    if (c === "," && depth === 0) {
+      out.push(current.trim());
+      current = "";
+    } else current += c;
+  }
+  out.push(current.trim());
+  return out.filter((g) => g !== "");
+}
+
+/**
+ * Whether `paths:` frontmatter makes a rule conditional: not when `paths` is absent or empty, nor
+ * when its globs — a trailing `/**` dropped, empty ones dropped — are none or all `**`.
+ */
 export function ruleIsConditional(yaml: string | undefined): boolean {
   if (yaml === undefined) return false;
-  const fields = parseFrontmatter(yaml);
-  if (!fields.has("paths")) return false;
-  const value = fields.get("paths");
-  const globs = value === undefined ? [] : typeof value === "string" ? [value] : value;
-  return !(globs.length === 1 && globs[0] === "**");
+  const value = parseFrontmatter(yaml).get("paths");
+  if (value === undefined || value === "" || (Array.isArray(value) && value.length === 0)) {
+    return false;
+  }
+  const globs = (typeof value === "string" ? [value] : value).flatMap(splitGlobs)
+    .map((g) => (g.endsWith("/**") ? g.slice(0, -3) : g))
+    .filter((g) => g !== "");
+  return !(globs.length === 0 || globs.every((g) => g === "**"));
 }
 
 /** Collects instruction sources in request order, each file once. */
@@ -298,7 +323,7 @@ class Instructions {
         continue;
       }
       if (!st.isFile) continue;
-      if (isBinaryName(target)) {
+      if (isNonTextName(target)) {
         limits.add("import-skipped");
         continue;
       }
@@ -422,7 +447,8 @@ function listedDescription(
   body: string,
   fallbackToBody: boolean,
 ): string | undefined {
-  const collapse = (s: string) => s.replace(/\s+/g, " ").trim();
+  // Each run of tabs, carriage returns and newlines becomes one space; spaces stay as they are.
+  const collapse = (s: string) => s.replace(/[\t\r\n]+/g, " ").trim();
   const described = scalar(fields.get("description") as string | string[] | undefined);
   let description = described === undefined ? "" : collapse(described);
   if (description === "" && fallbackToBody) {

@@ -357,9 +357,23 @@ export type YamlValue = string | string[] | undefined;
 function unquote(value: string): string {
   const v = value.trim();
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
+    const escapes: Record<string, string> = {
+      n: "\n",
+      t: "\t",
+      r: "\r",
+      b: "\b",
+      f: "\f",
+      v: "\v",
+      "0": "\0",
+      e: "\x1b",
+      _: "\u00a0",
+    };
     return v.slice(1, -1).replace(
-      /\\(["\\/nt])/g,
-      (_, c: string) => c === "n" ? "\n" : c === "t" ? "\t" : c,
+      /\\(?:x([0-9A-Fa-f]{2})|u([0-9A-Fa-f]{4})|([\s\S]))/g,
+      (_, x?: string, u?: string, c?: string) =>
+        x !== undefined || u !== undefined
+          ? String.fromCharCode(parseInt((x ?? u)!, 16))
+          : escapes[c!] ?? c!,
     );
   }
   if (v.length >= 2 && v.startsWith("'") && v.endsWith("'")) {

@@ -105,3 +105,8 @@ Deno.test("parseFrontmatter: a block of 300,000 lines (no argument-count limit)"
   const yaml = `description: |\n${"  x\n".repeat(300_000)}`;
   assert.equal((parseFrontmatter(yaml).get("description") as string).length, 600_000);
 });
+
+Deno.test("parseFrontmatter: double-quoted escapes", () => {
+  const fields = parseFrontmatter('d: "a\\r\\n\\tb \\"q\\" \\\\ \\x41\\u00e9"');
+  assert.equal(fields.get("d"), 'a\r\n\tb "q" \\ Aé');
+});

@@ -51,23 +51,31 @@ export const SHOWN_TEXT: LoadingRule = rule(
 /** `@path` imports. */
 export const IMPORTS: LoadingRule & { readonly maxDepth: number } = {
   ...rule(
-    "@path imports (also from rules and AGENTS.md) load as their own sources after the importer, each file once, at most 4 hops deep; never inside code spans, code blocks or HTML blocks; a missing, directory or binary target adds nothing; a project file's import outside the project is not followed (user-level files may import anywhere)",
-    "imports-*, rule-imports, import-depth, import-external, import-binary",
+    "@path imports (also from rules and AGENTS.md) load as their own sources after the importer, each file once, at most 4 hops deep; never inside code spans, code blocks or HTML blocks; a missing or directory target adds nothing, nor does one whose extension is not a text one (TEXT_EXTENSIONS; no extension is fine); a project file's import outside the project is not followed (user-level files may import anywhere)",
+    "imports-*, rule-imports, import-depth, import-external, import-binary, import-extensions",
   ),
   maxDepth: 4,
 };
 
-/** File name extensions Claude Code treats as binary: an import of one adds nothing. */
-export const BINARY_EXTENSIONS: ReadonlySet<string> = new Set(
-  ("png jpg jpeg gif bmp ico webp tiff tif psd pdf zip gz tgz bz2 xz 7z rar tar jar war exe dll so " +
-    "dylib bin o a class pyc wasm mp3 mp4 wav ogg flac avi mov mkv webm woff woff2 ttf otf eot " +
-    "sqlite db").split(" "),
+/**
+ * The file name extensions (lower-cased) an `@path` import may have; a file without an extension
+ * may always be imported, any other is skipped (`Skipping non-text file in @include`). The list is
+ * Claude Code 2.1.328's own, sampled by the `import-binary` and `import-extensions` fixtures.
+ */
+export const TEXT_EXTENSIONS: ReadonlySet<string> = new Set(
+  (".md .txt .text .json .yaml .yml .toml .xml .csv .html .htm .css .scss .sass .less .js .ts " +
+    ".tsx .jsx .mjs .cjs .mts .cts .py .pyi .pyw .rb .erb .rake .go .rs .java .kt .kts .scala .c " +
+    ".cpp .cc .cxx .h .hpp .hxx .cs .swift .sh .bash .zsh .fish .ps1 .bat .cmd .env .ini .cfg " +
+    ".conf .config .properties .sql .graphql .gql .proto .vue .svelte .astro .ejs .hbs .pug .jade " +
+    ".php .pl .pm .lua .r .dart .ex .exs .erl .hrl .clj .cljs .cljc .edn .hs .lhs .elm .ml .mli " +
+    ".f .f90 .f95 .for .cmake .make .makefile .gradle .sbt .rst .adoc .asciidoc .org .tex .latex " +
+    ".lock .log .diff .patch").split(" "),
 );
 
 /** Path-scoped rules; `paths: "**"` is unconditional. */
 export const PATH_SCOPED_RULES: LoadingRule = rule(
-  "a rule whose frontmatter has paths: loads only when a matching file is read, unless paths is exactly one glob ** (inline or as a one-item list)",
-  "rules-scoped, rules-star",
+  "a rule whose frontmatter has paths: loads only when a matching file is read, unless its globs (a list, or a string split at commas outside braces; a trailing /** dropped, empty ones dropped) are none or all **",
+  "rules-scoped, rules-star, rules-star-forms",
 );
 
 /** `MEMORY.md`: the cut and its warning. */
@@ -90,7 +98,7 @@ export const MEMORY_INDEX: LoadingRule & {
 /** Skills and commands in the listing. */
 export const SKILL_LISTING: LoadingRule & { readonly maxChars: number } = {
   ...rule(
-    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent",
+    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent",
     "skills-*, commands-*",
   ),
   maxChars: 1536,
