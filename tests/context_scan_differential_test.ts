@@ -19,7 +19,7 @@ import { scanRoots } from "../lib/scan/scan.ts";
 import { loadingModel } from "../lib/scan/claude_model.ts";
 import { type ObservedRequest, utf8Bytes } from "../lib/scan/observe/request.ts";
 import type { ScanDocument } from "../lib/scan/schema.ts";
-import { LISTING_BUDGET } from "../lib/scan/loading_rules.ts";
+import { LISTING_BUDGET, LOADING_RULES } from "../lib/scan/loading_rules.ts";
 
 type Files = Record<string, string | Uint8Array>;
 
@@ -312,6 +312,14 @@ const FIXTURES: Fixture[] = [
     }),
   },
   {
+    name: "paths-outside-rules",
+    files: () => ({
+      "proj/CLAUDE.md": "---\npaths: src/**\n---\nclaude md with paths\n@imp.md\n",
+      "proj/imp.md": "---\npaths: lib/**\n---\nimported with paths\n",
+      "proj/CLAUDE.local.md": '---\npaths: "**"\n---\nlocal with star\n',
+    }),
+  },
+  {
     name: "rules-scoped",
     files: () => ({
       "proj/.claude/rules/scoped.md": "---\npaths: src/**\n---\nscoped\n",
@@ -552,8 +560,10 @@ const FIXTURES: Fixture[] = [
     files: () => ({
       "proj/.claude/skills/astral/SKILL.md": `---\ndescription: a${"🌱".repeat(900)}\n---\nb\n`,
       "proj/.claude/skills/spaces/SKILL.md": "---\ndescription:   lots    of\t\tspace   \n---\nb\n",
-      "proj/.claude/skills/mixed/SKILL.md": '---\ndescription: "a \\n b\\t \\tc  \\r\\n d"\n---\nb\n',
-      "proj/.claude/skills/paras/SKILL.md": "---\ndescription: |\n  line   one\n\n  para two\n---\nb\n",
+      "proj/.claude/skills/mixed/SKILL.md":
+        '---\ndescription: "a \\n b\\t \\tc  \\r\\n d"\n---\nb\n',
+      "proj/.claude/skills/paras/SKILL.md":
+        "---\ndescription: |\n  line   one\n\n  para two\n---\nb\n",
     }),
   },
   {
@@ -806,6 +816,22 @@ function builtins(claude: string): Promise<Sides> {
   })();
   return baseline;
 }
+
+Deno.test("differential: every rule names fixtures that exist, and every fixture observes a rule", () => {
+  const names = FIXTURES.map((f) => f.name);
+  const matches = (pattern: string, name: string) =>
+    pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+  const covered = new Set<string>();
+  for (const rule of LOADING_RULES) {
+    for (const pattern of rule.test.split(", ")) {
+      const hit = names.filter((n) => matches(pattern, n));
+      assert.ok(hit.length > 0, `${rule.rule.slice(0, 40)}…: no fixture ${pattern}`);
+      for (const n of hit) covered.add(n);
+    }
+  }
+  assert.deepEqual(names.filter((n) => !covered.has(n)), []);
+  assert.equal(new Set(names).size, names.length, "fixture names are unique");
+});
 
 Deno.test("differential: an empty fixture lists only Claude Code's built-ins, as the model counts them", async () => {
   const claude = await observedClaude();

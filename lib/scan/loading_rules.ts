@@ -33,26 +33,26 @@ function rule(text: string, test: string): LoadingRule {
 /** Which instruction files load at start-up, in which directories. */
 export const INSTRUCTION_FILES: LoadingRule = rule(
   "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from the project and every parent directory; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load",
-  "instruction-files, parents, subdirectory, layout-not-loaded",
+  "instruction-files, dot-claude-and-local, parents, subdirectory, layout-not-loaded, global-files, paths-outside-rules",
 );
 
 /** `AGENTS.md` stands in only where no `CLAUDE.md` exists. */
 export const AGENTS_MD: LoadingRule = rule(
   "AGENTS.md and .claude/AGENTS.md (project and parents) load only when none of those directories holds a CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md",
-  "agents-md-alone, agents-md-shadowed, agents-md-parent",
+  "agents-md-*",
 );
 
 /** Frontmatter, block comments and surrounding whitespace. */
 export const SHOWN_TEXT: LoadingRule = rule(
   "an instruction file is sent without its byte-order mark and YAML frontmatter, with every block-level HTML comment hidden (inline ones and those inside code or other HTML blocks stay), trimmed; an empty result sends nothing",
-  "frontmatter, comments-*, whitespace-only",
+  "frontmatter, comments-*, whitespace-*",
 );
 
 /** `@path` imports. */
 export const IMPORTS: LoadingRule & { readonly maxDepth: number } = {
   ...rule(
     "@path imports (also from rules and AGENTS.md) load as their own sources after the importer, each file once, at most 4 hops deep; never inside code spans, code blocks or HTML blocks; a missing or directory target adds nothing, nor does one whose extension is not a text one (TEXT_EXTENSIONS; no extension is fine); a project file's import outside the project is not followed (user-level files may import anywhere)",
-    "imports-*, rule-imports, import-depth, import-external, import-binary, import-extensions",
+    "imports-*, rule-imports, rule-imported-first, import-depth, import-external, import-binary, import-extensions",
   ),
   maxDepth: 4,
 };
@@ -75,7 +75,7 @@ export const TEXT_EXTENSIONS: ReadonlySet<string> = new Set(
 /** Path-scoped rules; `paths: "**"` is unconditional. */
 export const PATH_SCOPED_RULES: LoadingRule = rule(
   "a rule whose frontmatter has paths: loads only when a matching file is read, unless its globs (a list, or a string split at commas outside braces; a trailing /** dropped, empty ones dropped) are none or all **",
-  "rules-scoped, rules-star, rules-star-forms",
+  "rules-scoped, rules-star, rules-star-forms, rule-imported-first",
 );
 
 /** `MEMORY.md`: the cut and its warning. */
@@ -99,7 +99,7 @@ export const MEMORY_INDEX: LoadingRule & {
 export const SKILL_LISTING: LoadingRule & { readonly maxChars: number } = {
   ...rule(
     "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent",
-    "skills-*, commands-*",
+    "skills-*, commands",
   ),
   maxChars: 1536,
 };
@@ -133,13 +133,19 @@ export const LISTING_BUDGET: LoadingRule & {
 /** Agents in the listing. */
 export const AGENT_LISTING: LoadingRule = rule(
   "the agent listing holds `- name: description (Tools: …)` for every agents/**/*.md of the global root and .claude/agents/**/*.md of the project and its parents that has both name and description; tools read `All tools`, the tools list, or `All tools except` the disallowedTools",
-  "agents-*",
+  "agents, agents-yaml, parents-layout",
 );
 
 /** Plugins. */
 export const PLUGINS: LoadingRule = rule(
-  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), its CLAUDE.md does not load, and its SessionStart hooks' output is runtime context",
-  "plugin-*",
+  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands; its CLAUDE.md does not load",
+  "plugin-as-project, plugin-dir, plugin-dir-two, combined",
+);
+
+/** A plugin's SessionStart hooks. */
+export const PLUGIN_HOOKS: LoadingRule = rule(
+  "a plugin's SessionStart hooks whose matcher matches startup inject `SessionStart:startup hook success: <output>` and a blank line each, before the environment block; the output is known without running the hook only for `echo text`",
+  "plugin-hooks-static",
 );
 
 /** Every rule, in the order the reference lists them. */
@@ -154,6 +160,7 @@ export const LOADING_RULES: readonly LoadingRule[] = [
   LISTING_BUDGET,
   AGENT_LISTING,
   PLUGINS,
+  PLUGIN_HOOKS,
 ];
 
 /** The Claude Code version the model is "as of". */
