@@ -436,3 +436,21 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
   const missing = scan(["--plugin-dir"], { cwd: base, env });
   assert.equal(missing.stderr, "❌ --plugin-dir needs a value\n❌ FAILED EXIT:2\n");
 });
+
+Deno.test("--loaded: files Claude Code never reads are not-loaded; one it reads that sends nothing has no limit", () => {
+  const base = makeTempDir("ctxkit-layout-");
+  writeTree(base, {
+    "proj/CLAUDE.md": "  \n\n",
+    "proj/rules/top.md": "a top-level rules folder\n",
+    "cfg/.claude/rules/g.md": "the global root's .claude/rules\n",
+    "cfg/rules/g.md": "a global rule\n",
+  });
+  const env = { HOME: `${base}/home`, CLAUDE_CONFIG_DIR: `${base}/cfg` };
+  const doc = clean(scan(["--root", "proj", "--global", "--loaded"], { cwd: base, env }));
+  assert.deepEqual(loaded(doc.files, base), [
+    "proj/CLAUDE.md file 0",
+    "proj/rules/top.md file 0 not-loaded",
+    "cfg/.claude/rules/g.md file 0 not-loaded", // rules of one root: one byte-sorted list
+    "cfg/rules/g.md file 13",
+  ]);
+});

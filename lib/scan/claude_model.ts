@@ -82,6 +82,8 @@ export interface LoadingModel {
   readonly memoryDir: string;
   /** Every `SKILL.md` and command file Claude Code read for its listing (listed or not). */
   readonly listingFiles: ReadonlySet<string>;
+  /** Every instruction file Claude Code reads, whether it sends any text or not. */
+  readonly instructionFiles: ReadonlySet<string>;
   /** Claude Code's own built-in skills the budget cuts to their name (no row of ours). */
   readonly builtinsCut: readonly string[];
 }
@@ -231,6 +233,8 @@ export function ruleIsConditional(yaml: string | undefined): boolean {
 /** Collects instruction sources in request order, each file once. */
 class Instructions {
   readonly sources: LoadedSource[] = [];
+  /** Every instruction file Claude Code reads (loaded, empty once shown, or path-scoped). */
+  readonly read = new Set<string>();
   readonly #seen = new Set<string>();
   readonly #roots: ModelRoots;
 
@@ -263,6 +267,7 @@ class Instructions {
     if (this.#seen.has(key)) return "added";
     const read = readText(path);
     if (read.kind === "missing") return "skipped";
+    this.read.add(path);
     // An import that cannot be read adds nothing (the importer says so); a file found by name is a row.
     if (read.kind === "unreadable" && options.importedBy !== undefined) return "skipped";
     this.#seen.add(key);
@@ -369,6 +374,7 @@ export function memoryFolder(global: string, project: string): string {
 
 function instructionSources(roots: ModelRoots): {
   sources: LoadedSource[];
+  read: ReadonlySet<string>;
   agentsMdLoaded: boolean;
   memoryDir: string;
 } {
@@ -429,7 +435,7 @@ function instructionSources(roots: ModelRoots): {
       limits: new Set([read.kind === "large" ? "estimated-large-file" : "unreadable"]),
     });
   }
-  return { sources: out.sources, agentsMdLoaded: !claudeMdAnywhere, memoryDir };
+  return { sources: out.sources, read: out.read, agentsMdLoaded: !claudeMdAnywhere, memoryDir };
 }
 
 /** One listing entry before the budget. */
@@ -802,6 +808,7 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
     agentsMdLoaded: instructions.agentsMdLoaded,
     memoryDir: instructions.memoryDir,
     listingFiles: considered,
+    instructionFiles: instructions.read,
     builtinsCut,
   };
 }

@@ -69,8 +69,8 @@ function absentLimit(row: ScanRow, model: LoadingModel): LimitCode[] {
       return model.listingFiles.has(row.path) ? ["not-listed"] : ["not-loaded"];
     case "startup-instruction":
     case "unscoped-rule":
-      // Read but empty once shown (no source), or outside Claude Code's layout.
-      return [];
+      // Read but empty once shown (nothing to say), or never read: outside Claude Code's layout.
+      return model.instructionFiles.has(row.path) ? [] : ["not-loaded"];
     default:
       return ["not-loaded"];
   }
