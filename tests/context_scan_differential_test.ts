@@ -610,6 +610,39 @@ const FIXTURES: Fixture[] = [
     }),
   },
   {
+    name: "plugin-names",
+    pluginDirs: ["plug"],
+    files: () => ({
+      "plug/.claude-plugin/plugin.json": JSON.stringify({ name: "plug" }),
+      "plug/skills/gamma/SKILL.md": "---\nname: other-name\ndescription: named apart\n---\nb\n",
+      "plug/commands/ns/deep.md": "---\ndescription: nested plugin command\n---\nb\n",
+      "plug/agents/sub/a.md": "---\nname: nested-agent\ndescription: in a subfolder\n---\nb\n",
+    }),
+  },
+  {
+    name: "links",
+    setup: (b) => {
+      Deno.symlinkSync(`${b}/shared/CLAUDE.md`, `${b}/proj/CLAUDE.md`);
+      Deno.mkdirSync(`${b}/proj/.claude/skills`, { recursive: true });
+      Deno.symlinkSync(`${b}/shared/skill`, `${b}/proj/.claude/skills/linked`);
+      Deno.symlinkSync(`${b}/shared/imp.md`, `${b}/proj/imp.md`);
+      Deno.symlinkSync(`${b}/shared/out.md`, `${b}/proj/.claude/rules/out.md`);
+      Deno.symlinkSync(`${b}/proj/docs/in.md`, `${b}/proj/.claude/rules/in.md`);
+      Deno.mkdirSync(`${b}/cfg/rules`, { recursive: true });
+      Deno.symlinkSync(`${b}/shared/g.md`, `${b}/cfg/rules/g.md`);
+    },
+    files: () => ({
+      "shared/CLAUDE.md": "through a link\n@imp.md @local.md\n",
+      "shared/imp.md": "imported through a link\n",
+      "proj/local.md": "beside the link, not its target\n",
+      "shared/skill/SKILL.md": "---\ndescription: a linked skill folder\n---\nb\n",
+      "proj/.claude/rules/r.md": "rule @out.md\n",
+      "shared/out.md": "linked out of the project\n",
+      "proj/docs/in.md": "a rule linked inside the project\n",
+      "shared/g.md": "a linked global rule\n",
+    }),
+  },
+  {
     name: "combined",
     pluginDirs: ["plug"],
     files: (b) => ({

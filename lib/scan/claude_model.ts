@@ -163,6 +163,20 @@ function markdownBelow(dir: string, seen = new Set<string>()): string[] {
   return out;
 }
 
+/** True when the real path `real` is `root` or below it. */
+function isInside(real: string, root: string): boolean {
+  return real === root || real.startsWith(root === "/" ? "/" : `${root}/`);
+}
+
+/** `path` with every link resolved, or `path` itself when it cannot be resolved. */
+function realOrSelf(path: string): string {
+  try {
+    return Deno.realPathSync(path);
+  } catch {
+    return path;
+  }
+}
+
 /** The directories from `/` down to `root`, `root` last. */
 function ancestry(root: string): string[] {
   const dirs: string[] = [];
@@ -311,13 +325,15 @@ class Instructions {
       limits,
     };
     this.sources.push(source);
+    // Imports resolve from the importer's real folder (a linked CLAUDE.md imports beside its
+    // target), and a project file's import must really lie inside the project (links resolved).
+    const from = realOrSelf(path);
+    const project = realOrSelf(this.#roots.project);
     for (const token of shown.imports) {
-      const target = importPath(token, path, this.#roots.home);
+      const target = importPath(token, from, this.#roots.home);
       if (target === undefined) continue;
-      if (
-        !options.userLevel && target !== this.#roots.project &&
-        !target.startsWith(`${this.#roots.project}/`)
-      ) {
+      const real = realOrSelf(target);
+      if (!options.userLevel && !isInside(real, project)) {
         if (isFile(target)) limits.add("import-external");
         continue;
       }
@@ -381,11 +397,13 @@ function instructionSources(roots: ModelRoots): {
   const out = new Instructions(roots);
   if (roots.includeGlobal) {
     out.add(`${roots.global}/CLAUDE.md`, "global", { userLevel: true });
+    // A rule is read under its real path (links resolved), as Claude Code names it.
     for (const rule of markdownBelow(`${roots.global}/rules`)) {
-      out.add(rule, "global", { userLevel: true, rule: true });
+      out.add(realOrSelf(rule), "global", { userLevel: true, rule: true });
     }
   }
   const dirs = ancestry(roots.project);
+  const project = realOrSelf(roots.project);
   const claudeMdAnywhere = dirs.some((d) =>
     ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"].some((f) => isFile(join(d, f)))
   );
@@ -397,7 +415,11 @@ function instructionSources(roots: ModelRoots): {
       out.add(join(dir, ".claude/AGENTS.md"), "project", { userLevel: false });
     }
     for (const rule of markdownBelow(join(dir, ".claude/rules"))) {
-      out.add(rule, "project", { userLevel: false, rule: true });
+      // A project rule reached through a link that leads outside the project is not loaded
+      // (a parent directory's own rules are).
+      const real = realOrSelf(rule);
+      if (real !== rule && !isInside(real, project)) continue;
+      out.add(real, "project", { userLevel: false, rule: true });
     }
     out.add(join(dir, "CLAUDE.local.md"), "project", { userLevel: false });
   }
@@ -529,9 +551,9 @@ function skillEntries(
     const name = `${prefix}${entry.name}`;
     const fields = frontmatterOf(path);
     const own = scalar(fields.get("name"));
-    const shown = prefix === "" && own !== undefined && own !== "" && own !== entry.name &&
+    const shown = own !== undefined && own !== "" && own !== entry.name &&
         /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(own)
-      ? `${name} (${own})`
+      ? `${name} (${prefix}${own})`
       : name;
     const e = listingEntry(path, shown, root, "skill-listing", true);
     if (e !== undefined) out.push(e);
@@ -781,8 +803,10 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
     }));
     entries.push(...commandEntries(pluginCommands, prefix));
     entries.push(...skillEntries(`${dir}/skills`, "plugin", prefix, considered));
+    // A plugin agent in a subfolder is namespaced by it too (`plugin:sub:name`).
     for (const p of markdownBelow(`${dir}/agents`)) {
-      const a = agentSource(p, "plugin", prefix);
+      const folders = dirname(p).slice(`${dir}/agents`.length).split("/").filter((f) => f !== "");
+      const a = agentSource(p, "plugin", `${prefix}${folders.map((f) => `${f}:`).join("")}`);
       if (a !== undefined) agents.push(a);
     }
     const hook = pluginHookSource(dir);

@@ -32,8 +32,8 @@ function rule(text: string, test: string): LoadingRule {
 
 /** Which instruction files load at start-up, in which directories. */
 export const INSTRUCTION_FILES: LoadingRule = rule(
-  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from the project and every parent directory; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load",
-  "instruction-files, dot-claude-and-local, parents, subdirectory, layout-not-loaded, global-files, paths-outside-rules",
+  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from the project and every parent directory; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load; a rule is named by its real path, and a project rule reached through a link leading outside the project does not load",
+  "instruction-files, dot-claude-and-local, parents, subdirectory, layout-not-loaded, global-files, paths-outside-rules, links",
 );
 
 /** `AGENTS.md` stands in only where no `CLAUDE.md` exists. */
@@ -51,7 +51,7 @@ export const SHOWN_TEXT: LoadingRule = rule(
 /** `@path` imports. */
 export const IMPORTS: LoadingRule & { readonly maxDepth: number } = {
   ...rule(
-    "@path imports (also from rules and AGENTS.md) load as their own sources after the importer, each file once, at most 4 hops deep; never inside code spans, code blocks or HTML blocks; a missing or directory target adds nothing, nor does one whose extension is not a text one (TEXT_EXTENSIONS; no extension is fine); a project file's import outside the project is not followed (user-level files may import anywhere)",
+    "@path imports (also from rules and AGENTS.md) load as their own sources after the importer, each file once, at most 4 hops deep; never inside code spans, code blocks or HTML blocks; a missing or directory target adds nothing, nor does one whose extension is not a text one (TEXT_EXTENSIONS; no extension is fine); a project file's import outside the project (links resolved) is not followed (user-level files may import anywhere); imports resolve from the importer's real folder",
     "imports-*, rule-imports, rule-imported-first, import-depth, import-external, import-binary, import-extensions",
   ),
   maxDepth: 4,
@@ -138,8 +138,8 @@ export const AGENT_LISTING: LoadingRule = rule(
 
 /** Plugins. */
 export const PLUGINS: LoadingRule = rule(
-  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands; its CLAUDE.md does not load",
-  "plugin-as-project, plugin-dir, plugin-dir-two, combined",
+  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands; a skill named apart from its folder reads plugin:folder (plugin:name), an agent in a subfolder plugin:sub:name; its CLAUDE.md does not load",
+  "plugin-as-project, plugin-dir, plugin-dir-two, plugin-names, combined",
 );
 
 /** A plugin's SessionStart hooks. */
