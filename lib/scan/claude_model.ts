@@ -334,7 +334,9 @@ class Instructions {
       if (target === undefined) continue;
       const real = realOrSelf(target);
       if (!options.userLevel && !isInside(real, project)) {
-        if (isFile(target)) limits.add("import-external");
+        // Worth saying when something is there (even what the sandbox will not let us examine).
+        const there = statFollow(target);
+        if ("error" in there ? !isAbsent(there.error) : there.isFile) limits.add("import-external");
         continue;
       }
       const st = statFollow(target);
