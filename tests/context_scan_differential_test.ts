@@ -567,6 +567,24 @@ const FIXTURES: Fixture[] = [
     }),
   },
   {
+    name: "name-clashes",
+    files: () => ({
+      // Descriptions of different lengths, so the one listed is told apart beyond the tolerance.
+      "cfg/skills/dup/SKILL.md": "---\ndescription: global\n---\nb\n",
+      "proj/.claude/skills/dup/SKILL.md":
+        "---\ndescription: the project skill of that name\n---\nb\n",
+      "cfg/agents/a.md": "---\nname: dupagent\ndescription: global\n---\nb\n",
+      "proj/.claude/agents/a.md":
+        "---\nname: dupagent\ndescription: the project agent of that name\n---\nb\n",
+      "cfg/commands/dupcmd.md": "---\ndescription: global\n---\nb\n",
+      "proj/.claude/commands/dupcmd.md":
+        "---\ndescription: the project command of that name\n---\nb\n",
+      ".claude/skills/dup2/SKILL.md": "---\ndescription: parent\n---\nb\n",
+      "proj/.claude/skills/dup2/SKILL.md":
+        "---\ndescription: the project skill over its parent's\n---\nb\n",
+    }),
+  },
+  {
     name: "parents-layout",
     files: () => ({
       ".claude/skills/ps/SKILL.md": "---\ndescription: parent skill\n---\nb\n",

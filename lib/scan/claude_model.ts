@@ -785,15 +785,16 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
   for (const c of commands) considered.add(c.path);
   entries.push(...commandEntries(commands, ""));
   const agents: LoadedSource[] = [];
+  // Agents of one name: the project's (nearest folder first) win over the global one.
   const agentFiles: { path: string; root: RootLabel }[] = [];
-  if (roots.includeGlobal) {
-    for (const p of markdownBelow(`${roots.global}/agents`)) {
-      agentFiles.push({ path: p, root: "global" });
-    }
-  }
   for (const dir of dirs) {
     for (const p of markdownBelow(join(dir, ".claude/agents"))) {
       agentFiles.push({ path: p, root: "project" });
+    }
+  }
+  if (roots.includeGlobal) {
+    for (const p of markdownBelow(`${roots.global}/agents`)) {
+      agentFiles.push({ path: p, root: "global" });
     }
   }
   const hooks: LoadedSource[] = [];
@@ -821,7 +822,8 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
     named.add(a.name!);
     agents.push(a);
   }
-  // One entry per name: a skill hides a later command of the same name.
+  // One entry per name, the first listed: global over project, project over parents, skills over
+  // commands (observed: name-clashes).
   const names = new Set<string>();
   const listed = entries.filter((e) => {
     if (names.has(e.nameOnly)) return false;

@@ -98,8 +98,8 @@ export const MEMORY_INDEX: LoadingRule & {
 /** Skills and commands in the listing. */
 export const SKILL_LISTING: LoadingRule & { readonly maxChars: number } = {
   ...rule(
-    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent",
-    "skills-*, commands",
+    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent; of one name the first listed stays (global over project, the project over its parents, a skill over a command)",
+    "skills-*, commands, name-clashes",
   ),
   maxChars: 1536,
 };
@@ -132,8 +132,8 @@ export const LISTING_BUDGET: LoadingRule & {
 
 /** Agents in the listing. */
 export const AGENT_LISTING: LoadingRule = rule(
-  "the agent listing holds `- name: description (Tools: …)` for every agents/**/*.md of the global root and .claude/agents/**/*.md of the project and its parents that has both name and description; tools read `All tools`, the tools list, or `All tools except` the disallowedTools",
-  "agents, agents-yaml, parents-layout",
+  "the agent listing holds `- name: description (Tools: …)` for every agents/**/*.md of the global root and .claude/agents/**/*.md of the project and its parents that has both name and description; tools read `All tools`, the tools list, or `All tools except` the disallowedTools; of one name the project's agent wins over the global one",
+  "agents, agents-yaml, parents-layout, name-clashes",
 );
 
 /** Plugins. */
