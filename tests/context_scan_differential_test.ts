@@ -747,6 +747,18 @@ function agree(a: number, b: number): boolean {
   return Math.abs(a - b) <= 2 || Math.abs(a - b) <= 0.01 * Math.max(a, b);
 }
 
+/** The sources both sides have whose sizes differ at all (within the tolerance or not). */
+function inexact(observed: Sides, scanned: Sides): string[] {
+  const out: string[] = [];
+  for (const group of ["memory", "skills", "agents", "hooks"] as const) {
+    for (const [k, v] of observed[group]) {
+      const mine = scanned[group].get(k);
+      if (mine !== undefined && mine !== v) out.push(`${group} ${k}: ${v} vs ${mine}`);
+    }
+  }
+  return out;
+}
+
 /** Every disagreement between the two sides, one line each (empty: they agree). */
 function disagreements(observed: Sides, scanned: Sides): string[] {
   const out: string[] = [];
@@ -923,9 +935,14 @@ Deno.test(`differential: ${FIXTURES.length} fixtures agree with the pinned Claud
     return {
       name: fixture.name,
       size,
+      inexact: inexact(o, s).map((l) => l.replaceAll(built.base, "")),
       problems: disagreements(o, s).map((l) => l.replaceAll(built.base, "")),
     };
   }));
+  const sources = results.reduce((n, r) => n + r.size, 0);
+  const off = results.flatMap((r) => r.inexact.map((l) => `${r.name}: ${l}`));
+  console.log(`${sources} sources compared, ${sources - off.length} byte for byte`);
+  for (const line of off) console.log(`  within tolerance only: ${line}`);
   const failures = results.filter((r) => r.problems.length > 0);
   assert.deepEqual(
     failures.map((r) => `${r.name}:\n  ${r.problems.join("\n  ")}`),
@@ -996,6 +1013,7 @@ Deno.test("differential: real public repositories, as a project and as a --plugi
       const s = scanned(built);
       s.hooks.clear(); // observed without hooks: a plugin's hook output is not compared
       for (const line of disagreements(o, s)) problems.push(`${repo} as ${how}: ${line}`);
+      for (const line of inexact(o, s)) console.log(`  within tolerance only: ${line}`);
       console.log(
         `${
           repo.slice(repo.lastIndexOf("/") + 1)
