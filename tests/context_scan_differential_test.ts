@@ -521,6 +521,14 @@ const FIXTURES: Fixture[] = [
     files: () => ({ "proj/.claude/skills/u/SKILL.md": "---\ndescription: user\n---\n" }),
   },
   {
+    name: "budget-global-first",
+    env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "7000" },
+    files: () => ({
+      "proj/.claude/skills/p/SKILL.md": `---\ndescription: ${"p".repeat(300)}\n---\nb\n`,
+      "cfg/skills/g/SKILL.md": `---\ndescription: ${"g".repeat(800)}\n---\nb\n`,
+    }),
+  },
+  {
     name: "budget-greedy",
     files: () => ({
       ...skills(50, 450),

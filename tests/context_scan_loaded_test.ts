@@ -454,3 +454,23 @@ Deno.test("--loaded: files Claude Code never reads are not-loaded; one it reads 
     "cfg/rules/g.md file 13",
   ]);
 });
+
+Deno.test("--loaded without --global: the global skills still count toward the listing budget", () => {
+  const base = makeTempDir("ctxkit-budget-global-");
+  writeTree(base, {
+    "proj/.claude/skills/p/SKILL.md": `---\ndescription: ${"p".repeat(300)}\n---\nb\n`,
+    "cfg/skills/g/SKILL.md": `---\ndescription: ${"g".repeat(800)}\n---\nb\n`,
+  });
+  const env = {
+    HOME: `${base}/home`,
+    CLAUDE_CONFIG_DIR: `${base}/cfg`,
+    SLASH_COMMAND_TOOL_CHAR_BUDGET: "7000",
+  };
+  const listing = (args: string[]) =>
+    clean(scan(["--root", "proj", "--loaded", ...args], { cwd: base, env })).files
+      .filter((f) => f.loading === "skill-listing")
+      .map((f) => [f.name, f.loaded_bytes, ...(f.limits ?? [])]);
+  // The global skill comes first in the listing and keeps its description; p is cut to its name.
+  assert.deepEqual(listing([]), [["p", 4, "listing-budget"]]);
+  assert.deepEqual(listing(["--global"]), [["p", 4, "listing-budget"], ["g", 806]]);
+});

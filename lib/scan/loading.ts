@@ -105,21 +105,24 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   const byKey = new Map<string, LoadedSource>();
   return {
     addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[] {
+      // The global root always takes part (its skills count toward the listing budget, its files
+      // are read first); its rows are reported only with --global.
       model = loadingModel({
         project: context.project,
         global: context.global,
-        includeGlobal: context.includeGlobal,
+        includeGlobal: true,
         home,
         pluginDirs: options.pluginDirs ?? [],
         budgetOverride: options.budgetOverride ?? envValue("SLASH_COMMAND_TOOL_CHAR_BUDGET"),
       });
-      for (const s of model.sources) {
+      const reported = model.sources.filter((s) => context.includeGlobal || s.root !== "global");
+      for (const s of reported) {
         byKey.set(key(s.path, s.kind), s);
       }
       const matched = new Set<string>();
       const rows: CandidateRow[] = [];
       const children = new Map<string, LoadedSource[]>();
-      for (const s of model.sources) {
+      for (const s of reported) {
         if (s.importedBy === undefined) continue;
         children.set(s.importedBy, [...(children.get(s.importedBy) ?? []), s]);
       }
@@ -154,7 +157,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
           loading: "skill-listing",
         });
       }
-      for (const s of model.sources) {
+      for (const s of reported) {
         const k = key(s.path, s.kind);
         if (matched.has(k)) continue;
         matched.add(k);
