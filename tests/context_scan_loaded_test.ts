@@ -20,29 +20,35 @@ const EXAMPLE_LOADED = `{
   "token_model": "chars/4",
   "measurement": {"scope": "potential-inventory", "token_proxy": "bytes/4", "actual_loading_observed": false},
   "files": [
-    {"path":"/home/u/demo/CLAUDE.md","root":"project","tier":"always-on","kind":"file","bytes":17,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":17,"loaded_tokens":4,"limits":[]},
-    {"path":"/home/u/demo/.claude/rules/api/scoped.md","root":"project","tier":"always-on","kind":"file","bytes":46,"tokens":11,"estimated":false,"loading":"path-scoped-rule","loaded_bytes":0,"loaded_tokens":0,"limits":["path-scoped"]},
-    {"path":"/home/u/demo/.claude/rules/style.md","root":"project","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"unscoped-rule","loaded_bytes":18,"loaded_tokens":4,"limits":[]},
-    {"path":"/home/u/demo/.claude/convention/naming.txt","root":"project","tier":"always-on","kind":"file","bytes":19,"tokens":4,"estimated":false,"loading":"import-or-read-required","loaded_bytes":0,"loaded_tokens":0,"limits":["import-only"]},
-    {"path":"/home/u/demo/tools/hooks/lib/inject.mjs","root":"project","tier":"always-on","kind":"hook-payload","bytes":14,"tokens":3,"estimated":true,"loading":"runtime-dependent","loaded_bytes":14,"loaded_tokens":3,"limits":[]},
-    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"per-spawn","kind":"file","bytes":99,"tokens":24,"estimated":false,"loading":"selected-agent","loaded_bytes":99,"loaded_tokens":24,"limits":[]},
-    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"always-on","kind":"field:description","bytes":32,"tokens":8,"estimated":false,"loading":"runtime-dependent","loaded_bytes":32,"loaded_tokens":8,"limits":[]},
-    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"per-spawn","kind":"file","bytes":42,"tokens":10,"estimated":false,"loading":"selected-agent","loaded_bytes":42,"loaded_tokens":10,"limits":[]},
-    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"always-on","kind":"field:description","bytes":15,"tokens":3,"estimated":false,"loading":"runtime-dependent","loaded_bytes":15,"loaded_tokens":3,"limits":[]},
-    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"per-invocation","kind":"file","bytes":32,"tokens":8,"estimated":false,"loading":"invoked-skill","loaded_bytes":32,"loaded_tokens":8,"limits":[]},
-    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"always-on","kind":"field:description","bytes":4,"tokens":1,"estimated":false,"loading":"skill-listing","loaded_bytes":4,"loaded_tokens":1,"limits":[]},
-    {"path":"/home/u/demo/tools/skills/demo/references/guide.md","root":"project","tier":"per-invocation","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"on-demand","loaded_bytes":18,"loaded_tokens":4,"limits":[]},
-    {"path":"/home/u/.claude/projects/-home-u-demo/memory/MEMORY.md","root":"project","tier":"always-on","kind":"file","bytes":20,"tokens":5,"estimated":false,"loading":"memory-index-limited","loaded_bytes":20,"loaded_tokens":5,"limits":[]},
-    {"path":"/home/u/.claude/projects/-home-u-demo/memory/topic.md","root":"project","tier":"always-on","kind":"file","bytes":31,"tokens":7,"estimated":false,"loading":"on-demand","loaded_bytes":0,"loaded_tokens":0,"limits":["on-demand"]},
-    {"path":"/home/u/.claude/CLAUDE.md","root":"global","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":18,"loaded_tokens":4,"limits":[]}
+    {"path":"/home/u/demo/CLAUDE.md","root":"project","tier":"always-on","kind":"file","bytes":17,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":16,"loaded_tokens":4,"limits":[],"category":"memory-files"},
+    {"path":"/home/u/demo/.claude/rules/api/scoped.md","root":"project","tier":"always-on","kind":"file","bytes":46,"tokens":11,"estimated":false,"loading":"path-scoped-rule","loaded_bytes":0,"loaded_tokens":0,"limits":["path-scoped"],"category":"memory-files"},
+    {"path":"/home/u/demo/.claude/rules/style.md","root":"project","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"unscoped-rule","loaded_bytes":17,"loaded_tokens":4,"limits":[],"category":"memory-files"},
+    {"path":"/home/u/demo/.claude/convention/naming.txt","root":"project","tier":"always-on","kind":"file","bytes":19,"tokens":4,"estimated":false,"loading":"import-or-read-required","loaded_bytes":0,"loaded_tokens":0,"limits":["import-only"],"category":"memory-files"},
+    {"path":"/home/u/demo/tools/hooks/lib/inject.mjs","root":"project","tier":"always-on","kind":"hook-payload","bytes":14,"tokens":3,"estimated":true,"loading":"runtime-dependent","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":"hooks"},
+    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"per-spawn","kind":"file","bytes":99,"tokens":24,"estimated":false,"loading":"selected-agent","loaded_bytes":99,"loaded_tokens":24,"limits":[],"category":null},
+    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"always-on","kind":"field:description","bytes":32,"tokens":8,"estimated":false,"loading":"agent-listing","loaded_bytes":59,"loaded_tokens":14,"limits":[],"category":"agents","name":"reviewer"},
+    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"per-spawn","kind":"file","bytes":42,"tokens":10,"estimated":false,"loading":"selected-agent","loaded_bytes":42,"loaded_tokens":10,"limits":[],"category":null},
+    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"always-on","kind":"field:description","bytes":15,"tokens":3,"estimated":false,"loading":"agent-listing","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":"agents"},
+    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"per-invocation","kind":"file","bytes":32,"tokens":8,"estimated":false,"loading":"invoked-skill","loaded_bytes":32,"loaded_tokens":8,"limits":[],"category":null},
+    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"always-on","kind":"field:description","bytes":21,"tokens":5,"estimated":false,"loading":"skill-listing","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":"skills"},
+    {"path":"/home/u/demo/tools/skills/demo/references/guide.md","root":"project","tier":"per-invocation","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"on-demand","loaded_bytes":18,"loaded_tokens":4,"limits":[],"category":null},
+    {"path":"/home/u/.claude/projects/-home-u-demo/memory/MEMORY.md","root":"project","tier":"always-on","kind":"file","bytes":20,"tokens":5,"estimated":false,"loading":"memory-index-limited","loaded_bytes":19,"loaded_tokens":4,"limits":[],"category":"memory-files"},
+    {"path":"/home/u/.claude/projects/-home-u-demo/memory/topic.md","root":"project","tier":"always-on","kind":"file","bytes":31,"tokens":7,"estimated":false,"loading":"on-demand","loaded_bytes":0,"loaded_tokens":0,"limits":["on-demand"],"category":"memory-files"},
+    {"path":"/home/u/.claude/CLAUDE.md","root":"global","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":17,"loaded_tokens":4,"limits":[],"category":"memory-files"}
   ],
   "scan_issues": [
   ],
   "totals": {
-    "always-on": {"files": 11, "bytes": 234, "tokens": 54, "loaded": {"files": 8, "bytes": 138, "tokens": 32}},
+    "always-on": {"files": 11, "bytes": 251, "tokens": 58, "loaded": {"files": 5, "bytes": 128, "tokens": 30}},
     "per-spawn": {"files": 2, "bytes": 141, "tokens": 34, "loaded": {"files": 2, "bytes": 141, "tokens": 34}},
     "per-invocation": {"files": 2, "bytes": 50, "tokens": 12, "loaded": {"files": 2, "bytes": 50, "tokens": 12}},
-    "grand": {"files": 15, "bytes": 425, "tokens": 100, "loaded": {"files": 12, "bytes": 329, "tokens": 78}}
+    "grand": {"files": 15, "bytes": 442, "tokens": 104, "loaded": {"files": 9, "bytes": 319, "tokens": 76}}
+  },
+  "categories": {
+    "memory-files": {"files": 4, "bytes": 69, "tokens": 16},
+    "skills": {"files": 0, "bytes": 0, "tokens": 0},
+    "agents": {"files": 1, "bytes": 59, "tokens": 14},
+    "hooks": {"files": 0, "bytes": 0, "tokens": 0}
   }
 }
 `;
@@ -50,28 +56,37 @@ const EXAMPLE_LOADED = `{
 /** The worked example's report at 80 columns (HOME is the example's home, so paths show `~`). */
 const TABLE_80 = `context-scan ~/demo
 global root  ~/.claude
-tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
-always-on            11         54         32
+always-on            11         58         30
 per-spawn             2         34         34
 per-invocation        2         12         12
-total                15        100         78
+total                15        104         76
+
+AT SESSION START, AS /context GROUPS IT
+CATEGORY        SOURCES     LOADED
+Memory files          4         16
+Skills                0          0
+Custom agents         1         14
+Hooks' context        0          0
+  (system prompt and tools: only --observe can see them)
 
 HEAVIEST 10 ROWS (by loaded tokens)
              tokens   loaded  tier            path
   ████████       24       24  per-spawn       .claude/agents/reviewer.md
+  █████           8       14  always-on       .claude/…nts/reviewer.md [listing]
   ███            10       10  per-spawn       tools/agents/helper.md
-  ███             8        8  always-on       …/agents/reviewer.md [description]
   ███             8        8  per-invocation  tools/skills/demo/SKILL.md
-  ██              5        5  always-on       ~/…SLUG/memory/MEMORY.md
+  █               5        4  always-on       ~/…SLUG/memory/MEMORY.md
   █               4        4  always-on       CLAUDE.md
   █               4        4  always-on       .claude/rules/style.md
   █               4        4  per-invocation  tools/…ls/demo/references/guide.md
   █               4        4  always-on       ~/.claude/CLAUDE.md
-  █               3        3  always-on       tools/hooks/lib/inject.mjs [hook]
+                 11        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
+  not-loaded                3  outside Claude Code's layout: never loaded
   import-only               1  not auto-loaded, only via @import; 0 at start
   on-demand                 1  loads only when read; 0 at start-up
   path-scoped               1  loads when a matching file is read; 0 at start
@@ -144,8 +159,9 @@ Deno.test("--loaded on the worked example: exact document; without it the defaul
   assert.equal(without.stdout, ex.expected);
 });
 
-Deno.test("--loaded rules: HTML comments, 6-hop import chain, imports in code, cycles, AGENTS.md, path-scoped nested rules, MEMORY.md 300 lines, topic files, skill listings", () => {
+Deno.test("--loaded rules: each import its own row, 4 hops, imports in code, cycles, AGENTS.md by import, path-scoped nested rules, memory folders, skill listings", () => {
   const root = makeTempDir("ctxkit-loaded-");
+  const config = makeTempDir("ctxkit-loaded-config-");
   const chain: Record<string, string> = {};
   for (const [i, name] of ["a", "b", "c", "d", "e", "f"].entries()) {
     const next = ["b", "c", "d", "e", "f", "g"][i];
@@ -161,52 +177,79 @@ Deno.test("--loaded rules: HTML comments, 6-hop import chain, imports in code, c
     "docs/g.md": "six hops away\n",
     "docs/fenced.md": "never imported\n",
     "docs/span.md": "never imported\n",
-    ".claude/rules/plain.md": "rule <!-- comment --> text\n",
+    ".claude/rules/plain.md": "rule <!-- inline comment --> text\n",
     ".claude/rules/nested/deep/scoped.md": '---\npaths: ["src/**"]\n---\nscoped\n',
-    ".claude/memory/MEMORY.md": `---\ntitle: index\n---\n<!-- note -->\n${memory}`,
-    ".claude/memory/topic.md": "topic\n",
+    ".claude/memory/MEMORY.md": "not Claude Code's memory folder\n",
     ".claude/skills/long/SKILL.md":
       `---\nname: long\ndescription: ${longDescription}\nwhen_to_use: when\n---\nbody\n`,
     ".claude/skills/manual/SKILL.md":
       "---\nname: manual\ndescription: by hand\ndisable-model-invocation: true\n---\nbody\n",
     ".claude/skills/plain/SKILL.md": "---\ndescription: short one\n---\nbody\n",
   });
-  const doc = clean(scan(["--root", root, "--loaded"], { env: { HOME: makeTempDir() } }));
+  const slug = root.replace(/[^A-Za-z0-9]/g, "-");
+  writeTree(`${config}/projects/${slug}/memory`, {
+    "MEMORY.md": `---\ntitle: index\n---\n<!-- note -->\n${memory}`,
+    "topic.md": "topic\n",
+  });
+  const env = { HOME: makeTempDir(), CLAUDE_CONFIG_DIR: config };
+  const doc = clean(scan(["--root", root, "--loaded"], { env }));
   const size = (rel: string) => Deno.statSync(`${root}/${rel}`).size;
-  // CLAUDE.md less its comment, plus a..e (hops 1–5; f is hop 6, a again is a cycle) and AGENTS.md;
-  // the fenced and code-span imports are not followed
-  const hops = ["a", "b", "c", "d", "e"].reduce((n, x) => n + size(`docs/${x}.md`), 0);
-  const claude = size("CLAUDE.md") - "<!-- hidden -->".length + hops + size("AGENTS.md");
-  // MEMORY.md: frontmatter gone, the comment's line end is line 1, then notes 0..198
-  const memoryLines = Array.from({ length: 199 }, (_, i) => `- note ${i}\n`).join("").length + 1;
+  const trimmed = (rel: string) => size(rel) - 1; // the final newline is not sent
+  const memoryPath = `${config}/projects/${slug}/memory`;
+  // MEMORY.md: frontmatter and comment gone, notes 0..199, then the warning line
+  const kept = Array.from({ length: 200 }, (_, i) => `- note ${i}`).join("\n");
+  const warning =
+    '> WARNING: MEMORY.md is 300 lines (limit: 200). Only part of it was loaded: 100 of 300 lines were cut off, starting at line 201 ("- note 200"). Keep index entries to one line under ~200 chars; move detail into topic files.';
   assert.deepEqual(loaded(doc.files, root), [
-    `CLAUDE.md file ${claude} html-comments-hidden imports-included import-depth-exceeded`,
-    "AGENTS.md file 0 import-only",
+    // CLAUDE.md less its comment; a..d are hops 1–4 (e is hop 5); fenced and code-span imports
+    // are not followed; AGENTS.md comes in as an import
+    `CLAUDE.md file ${trimmed("CLAUDE.md") - "<!-- hidden -->\n".length} html-comments-hidden`,
+    `docs/a.md file ${trimmed("docs/a.md")}`,
+    `docs/b.md file ${trimmed("docs/b.md")}`,
+    `docs/c.md file ${trimmed("docs/c.md")}`,
+    `docs/d.md file ${trimmed("docs/d.md")} import-depth-exceeded`,
+    `AGENTS.md file ${trimmed("AGENTS.md")}`,
     ".claude/rules/nested/deep/scoped.md file 0 path-scoped",
-    ".claude/rules/plain.md file 11 html-comments-hidden",
-    `.claude/memory/MEMORY.md file ${memoryLines} html-comments-hidden memory-truncated`,
-    ".claude/memory/topic.md file 0 on-demand",
+    `.claude/rules/plain.md file ${trimmed(".claude/rules/plain.md")}`,
+    ".claude/memory/MEMORY.md file 0 not-loaded",
     `.claude/skills/long/SKILL.md file ${size(".claude/skills/long/SKILL.md")}`,
-    `.claude/skills/long/SKILL.md field:description ${4 + 1536} description-capped`,
+    // "- long: " + 1,535 units + "…" (3 bytes) + "\n"
+    `.claude/skills/long/SKILL.md field:description ${8 + 1535 + 3 + 1} description-capped`,
     `.claude/skills/manual/SKILL.md file ${size(".claude/skills/manual/SKILL.md")}`,
     ".claude/skills/manual/SKILL.md field:description 0 not-listed",
     `.claude/skills/plain/SKILL.md file ${size(".claude/skills/plain/SKILL.md")}`,
-    ".claude/skills/plain/SKILL.md field:description 14",
+    ".claude/skills/plain/SKILL.md field:description 19", // "- plain: short one\n"
+    `${memoryPath}/MEMORY.md file ${
+      kept.length + 2 + warning.length
+    } frontmatter-stripped html-comments-hidden memory-truncated`,
+    `${memoryPath}/topic.md file 0 on-demand`,
   ]);
+  const byPath = (rel: string) => doc.files.find((f) => f.path === `${root}/${rel}`)!;
+  assert.equal(byPath("docs/b.md").imported_by, `${root}/docs/a.md`);
+  assert.equal(byPath("AGENTS.md").imported_by, `${root}/CLAUDE.md`);
+  assert.equal(byPath("CLAUDE.md").imported_by, undefined);
+  assert.equal(byPath("CLAUDE.md").category, "memory-files");
   const listing = doc.files.find((f) => f.loading === "skill-listing")!;
-  assert.equal(listing.bytes, 4 + 3000 + 1 + 4); // the potential: name + description + \n + when
+  assert.equal(listing.name, "long");
+  assert.equal(listing.bytes, 8 + 3000 + 3 + 4 + 1); // the potential: uncut, " - " + when_to_use
+  assert.equal(listing.category, "skills");
   assert.deepEqual(doc.totals["always-on"].loaded, {
-    files: 5,
+    files: 10,
     bytes: doc.files.filter((f) => f.tier === "always-on")
       .reduce((n, f) => n + (f.loaded_bytes ?? 0), 0),
     tokens: doc.files.filter((f) => f.tier === "always-on")
       .reduce((n, f) => n + (f.loaded_tokens ?? 0), 0),
   });
+  const categories = doc.categories!;
+  assert.equal(categories["memory-files"].files, 8);
+  assert.equal(categories.skills.files, 2);
+  assert.equal(
+    categories["memory-files"].bytes + categories.skills.bytes,
+    doc.totals["always-on"].loaded!.bytes,
+  );
   // --tier filters the listing rows like any always-on row
   const invocation = clean(
-    scan(["--root", root, "--loaded", "--tier", "per-invocation"], {
-      env: { HOME: makeTempDir() },
-    }),
+    scan(["--root", root, "--loaded", "--tier", "per-invocation"], { env }),
   );
   assert.ok(invocation.files.every((f) => f.tier === "per-invocation"));
   assert.deepEqual(invocation.totals["always-on"].loaded, { files: 0, bytes: 0, tokens: 0 });
@@ -297,15 +340,14 @@ Deno.test("--budget N: one BUDGET line on stderr (numbers formatted, the top con
   assert.equal(over.stdout, ex.expected); // the document is still printed
   const ok = run(["--loaded", "--budget", "50"]);
   assert.equal(ok.code, 0);
-  assert.equal(ok.stderr, "BUDGET: ok always-on loaded 32 <= 50 tokens\n✅ EXIT:0\n");
+  assert.equal(ok.stderr, "BUDGET: ok always-on loaded 30 <= 50 tokens\n✅ EXIT:0\n");
   const exact = run(["--budget", "53", "--format", "table"]);
   assert.equal(exact.code, 0);
   assert.equal(exact.stderr, "BUDGET: ok always-on 53 <= 53 tokens\n✅ EXIT:0\n");
   const tight = run(["--loaded", "--budget", "0"]);
-  const memory = `~/.claude/projects/${slugOf(ex.demo)}/memory/MEMORY.md`;
   assert.equal(
     tight.stderr,
-    `BUDGET: exceeded always-on loaded 32 > 0 tokens (top: .claude/agents/reviewer.md 8, ${memory} 5, CLAUDE.md 4)\n❌ FAILED EXIT:1\n`,
+    "BUDGET: exceeded always-on loaded 30 > 0 tokens (top: .claude/agents/reviewer.md 14, CLAUDE.md 4, .claude/rules/style.md 4)\n❌ FAILED EXIT:1\n",
   );
   // an incomplete inventory keeps exit 2
   const broken = makeTempDir("ctxkit-budget-");
@@ -353,4 +395,104 @@ Deno.test("--budget under --tier per-spawn checks the per-spawn total (not a sil
     r.stderr,
     "BUDGET: exceeded per-spawn 34 > 1 tokens (top: .claude/agents/reviewer.md 24, tools/agents/helper.md 10)\n❌ FAILED EXIT:1\n",
   );
+});
+
+Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced; its layout not loaded as a project; not a directory is exit 2", () => {
+  const base = makeTempDir("ctxkit-plugin-");
+  writeTree(base, {
+    "proj/CLAUDE.md": "p\n",
+    "plug/.claude-plugin/plugin.json": '{"name": "plug"}',
+    "plug/skills/alpha/SKILL.md": "---\ndescription: Alpha\n---\nb\n",
+    "plug/commands/go.md": "---\ndescription: Go\n---\nb\n",
+    "plug/agents/pa.md": "---\nname: pa\ndescription: Plugin agent\ntools: Read\n---\nb\n",
+    "plug/hooks/hooks.json": JSON.stringify({
+      hooks: {
+        SessionStart: [{
+          hooks: [
+            { type: "command", command: "echo ready" },
+            { type: "command", command: '"${CLAUDE_PLUGIN_ROOT}/hooks/start.sh"' },
+          ],
+        }],
+      },
+    }),
+    "plug/CLAUDE.md": "never loaded\n",
+    "other/skills/beta/SKILL.md": "---\ndescription: Beta\n---\nb\n",
+  });
+  const env = { HOME: `${base}/home`, CLAUDE_CONFIG_DIR: `${base}/cfg` };
+  const doc = clean(
+    scan(["--root", "proj", "--loaded", "--plugin-dir", "plug", "--plugin-dir", `${base}/other`], {
+      cwd: base,
+      env,
+    }),
+  );
+  const plugin = doc.files.filter((f) => f.root === "plugin");
+  assert.deepEqual(
+    plugin.map((f) => [f.path.slice(base.length), f.loading, f.name, f.loaded_bytes, f.category]),
+    [
+      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
+      ["/plug/skills/alpha/SKILL.md", "skill-listing", "plug:alpha", 20, "skills"],
+      ["/other/skills/beta/SKILL.md", "skill-listing", "other:beta", 19, "skills"],
+      ["/plug/agents/pa.md", "agent-listing", "plug:pa", 38, "agents"],
+      // "SessionStart:startup hook success: ready" and a blank line; the script's output is unknown
+      ["/plug/hooks/hooks.json", "hook-context", undefined, 42, "hooks"],
+    ],
+  );
+  assert.deepEqual(plugin.at(-1)?.limits, ["hook-runtime"]);
+  // The plugin folder opened as a project: its layout lists nothing
+  const asProject = clean(scan(["--root", "plug", "--loaded"], { cwd: base, env }));
+  assert.deepEqual(
+    asProject.files.filter((f) => f.tier === "always-on")
+      .map((f) => [f.path.slice(base.length), f.loading, f.loaded_bytes, ...(f.limits ?? [])]),
+    [
+      ["/plug/CLAUDE.md", "startup-instruction", 12],
+      ["/plug/agents/pa.md", "agent-listing", 0, "not-loaded"],
+      ["/plug/skills/alpha/SKILL.md", "skill-listing", 0, "not-loaded"],
+    ],
+  );
+  // without --loaded (or --observe) the flag would change nothing: a usage error, exit 2
+  const plain = scan(["--root", "proj", "--plugin-dir", "plug"], { cwd: base, env });
+  assert.equal(plain.stderr, "❌ --plugin-dir needs --observe or --loaded\n❌ FAILED EXIT:2\n");
+  const bad = scan(["--root", "proj", "--loaded", "--plugin-dir", "nope"], { cwd: base, env });
+  assert.equal(bad.stderr, "❌ not a directory: nope\n❌ FAILED EXIT:2\n");
+  assert.equal(bad.code, 2);
+  const missing = scan(["--plugin-dir"], { cwd: base, env });
+  assert.equal(missing.stderr, "❌ --plugin-dir needs a value\n❌ FAILED EXIT:2\n");
+});
+
+Deno.test("--loaded: files Claude Code never reads are not-loaded; one it reads that sends nothing has no limit", () => {
+  const base = makeTempDir("ctxkit-layout-");
+  writeTree(base, {
+    "proj/CLAUDE.md": "  \n\n",
+    "proj/rules/top.md": "a top-level rules folder\n",
+    "cfg/.claude/rules/g.md": "the global root's .claude/rules\n",
+    "cfg/rules/g.md": "a global rule\n",
+  });
+  const env = { HOME: `${base}/home`, CLAUDE_CONFIG_DIR: `${base}/cfg` };
+  const doc = clean(scan(["--root", "proj", "--global", "--loaded"], { cwd: base, env }));
+  assert.deepEqual(loaded(doc.files, base), [
+    "proj/CLAUDE.md file 0",
+    "proj/rules/top.md file 0 not-loaded",
+    "cfg/.claude/rules/g.md file 0 not-loaded", // rules of one root: one byte-sorted list
+    "cfg/rules/g.md file 13",
+  ]);
+});
+
+Deno.test("--loaded without --global: the global skills still count toward the listing budget", () => {
+  const base = makeTempDir("ctxkit-budget-global-");
+  writeTree(base, {
+    "proj/.claude/skills/p/SKILL.md": `---\ndescription: ${"p".repeat(300)}\n---\nb\n`,
+    "cfg/skills/g/SKILL.md": `---\ndescription: ${"g".repeat(800)}\n---\nb\n`,
+  });
+  const env = {
+    HOME: `${base}/home`,
+    CLAUDE_CONFIG_DIR: `${base}/cfg`,
+    SLASH_COMMAND_TOOL_CHAR_BUDGET: "7000",
+  };
+  const listing = (args: string[]) =>
+    clean(scan(["--root", "proj", "--loaded", ...args], { cwd: base, env })).files
+      .filter((f) => f.loading === "skill-listing")
+      .map((f) => [f.name, f.loaded_bytes, ...(f.limits ?? [])]);
+  // The global skill comes first in the listing and keeps its description; p is cut to its name.
+  assert.deepEqual(listing([]), [["p", 4, "listing-budget"]]);
+  assert.deepEqual(listing(["--global"]), [["p", 4, "listing-budget"], ["g", 806]]);
 });

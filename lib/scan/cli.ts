@@ -14,6 +14,7 @@ import { renderScanDocument, withObserved } from "./document.ts";
 import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
 import type { ScanDocument, TierFilter } from "./schema.ts";
 import { envValue, globalRoot, logicalCwd } from "../paths.ts";
+import { resolvePluginDirs } from "./roots.ts";
 
 // A plain list, not the zod enum: the CLI parses no JSON, so the bundle needs no zod.
 // Kept here, not imported from observe/run.ts: a plain scan must not load the observation code.
@@ -34,12 +35,12 @@ export const SCAN_HELP =
   --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)
   --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)
   --tier T      always-on | per-spawn | per-invocation | all   (default: all)
-  --loaded      add a MODEL of what Claude Code loads, from its documented rules (as of Claude
-                Code 2.1.211): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global
+  --loaded      add a MODEL of what Claude Code loads, from rules observed on it (as of Claude
+                Code 2.1.328): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global
   --observe     run the real claude once, offline, and report what it sent (observed: measured,
                 not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>
   --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /
-  --observe-unsandboxed / --plugin-dir DIR (repeatable)   options of --observe
+  --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both
   --format F    json (default) | table (a report a person can read; alias: report)
   --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier
                 tier's total (always-on for all; loaded with --loaded); names the top contributors
@@ -204,6 +205,8 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
   if (command.pluginDirs.length > 0 && !observeAsked && command.loaded !== true) {
     throw new UsageError(text`--plugin-dir needs --observe or --loaded`);
   }
+  // The --loaded model reads the same plugins --observe passes through to claude.
+  if (command.pluginDirs.length > 0) scan.pluginDirs = [...command.pluginDirs];
   return command;
 }
 
@@ -353,7 +356,10 @@ export async function scanMain(args: readonly string[]): Promise<number> {
     return 0;
   }
   const options: ScanOptions = { ...command.scan, loaded: command.loaded === true };
-  const loading = command.loaded ? (await import("./loading.ts")).createLoadingStep() : undefined;
+  const pluginDirs = resolvePluginDirs(command.scan.pluginDirs ?? []);
+  const loading = command.loaded
+    ? (await import("./loading.ts")).createLoadingStep({ pluginDirs })
+    : undefined;
   const result = scanProject(options, loading);
   if (command.observe !== undefined) {
     const { observeProject } = await import("./observe/observe.ts");

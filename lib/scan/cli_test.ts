@@ -80,7 +80,7 @@ Deno.test("parseScanArgs: names in error lines are printed safely", () => {
 
 Deno.test("SCAN_HELP is 23 lines and names the model's Claude Code version", () => {
   assert.equal(SCAN_HELP.split("\n").length - 1, 23);
-  assert.ok(SCAN_HELP.includes(`as of Claude\n                Code ${RULES_AS_OF})`));
+  assert.ok(SCAN_HELP.includes(`(as of Claude\n                Code ${RULES_AS_OF})`));
   assert.ok(SCAN_HELP.endsWith("no project writes).\n"));
 });
 
@@ -124,14 +124,14 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
     ]),
     {
       help: false,
-      scan: { global: false, tier: "all" },
+      scan: { global: false, tier: "all", pluginDirs: ["a", "--b"] },
       pluginDirs: ["a", "--b"],
       observe: { claude: "/opt/claude", unsandboxed: true, hooks: true, timeoutSeconds: 5 },
     },
   );
   assert.deepEqual(parseScanArgs(["--loaded", "--plugin-dir", "p"]), {
     help: false,
-    scan: { global: false, tier: "all" },
+    scan: { global: false, tier: "all", pluginDirs: ["p"] },
     pluginDirs: ["p"],
     loaded: true,
   });
@@ -211,4 +211,13 @@ Deno.test("budgetCheck: formatted numbers, the top contributors, the --tier tier
 Deno.test("OBSERVED_TITLES is categories.ts's list", async () => {
   const { CONTEXT_CATEGORIES } = await import("./categories.ts");
   assert.deepEqual(OBSERVED_TITLES, CONTEXT_CATEGORIES.map((c) => [c.key, c.title]));
+});
+
+Deno.test("parseScanArgs: --plugin-dir is repeatable, in order", () => {
+  assert.deepEqual(parseScanArgs(["--plugin-dir", "a", "--loaded", "--plugin-dir", "--root"]), {
+    help: false,
+    loaded: true,
+    scan: { global: false, tier: "all", pluginDirs: ["a", "--root"] },
+    pluginDirs: ["a", "--root"],
+  });
 });

@@ -40,7 +40,7 @@ export interface ScanWarning {
   /** Always `unreadable-directory`. */
   kind: "unreadable-directory";
   /** Label of the root whose walk met the directory. */
-  root: RootLabel;
+  root: "project" | "global";
   /** Logical path of the directory. */
   path: string;
   /** The OS reason (`Permission denied`). */
@@ -201,7 +201,7 @@ interface RootWalkClasses {
 
 function rootWalk(
   out: Discovery,
-  label: RootLabel,
+  label: "project" | "global",
   root: string,
   st: Deno.FileInfo,
 ): RootWalkClasses {
@@ -271,7 +271,7 @@ function rootWalk(
  * Run every discovery step for the root `root` labelled `label`
  * (`references/context-scan.md#steps-in-output-order`).
  */
-export function scanRoot(out: Discovery, label: RootLabel, root: string): void {
+export function scanRoot(out: Discovery, label: "project" | "global", root: string): void {
   const rootStat = statFollow(root);
   if ("error" in rootStat || !rootStat.isDirectory) return;
 

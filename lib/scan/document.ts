@@ -10,6 +10,7 @@ import { compactJson, jsonString, type JsonValue, spacedObject } from "../json.t
 import type { CandidateRow } from "./discovery.ts";
 import { tokensOf } from "./measure.ts";
 import type {
+  LoadedCategory,
   ScanDocument,
   ScanIssue,
   ScanLoadedTotal,
@@ -94,7 +95,7 @@ export function buildDocument(
   issues: ScanIssue[],
   options: { loaded?: boolean } = {},
 ): ScanDocument {
-  return {
+  const document: ScanDocument = {
     roots: { project, global },
     tier_filter: filter,
     token_model: "chars/4",
@@ -107,6 +108,30 @@ export function buildDocument(
     scan_issues: issues,
     totals: computeTotals(rows, options.loaded ?? false),
   };
+  if (options.loaded) document.categories = categoryTotals(rows);
+  return document;
+}
+
+/** The `/context` groups of the loaded document, in `/context` order. */
+const LOADED_CATEGORIES: readonly LoadedCategory[] = ["memory-files", "skills", "agents", "hooks"];
+
+/**
+ * The loaded always-on rows summed per `/context` group (`--loaded`): `files` counts the rows with
+ * `loaded_bytes` > 0.
+ */
+export function categoryTotals(rows: readonly ScanRow[]): NonNullable<ScanDocument["categories"]> {
+  const zero = (): ScanLoadedTotal => ({ files: 0, bytes: 0, tokens: 0 });
+  const totals = { "memory-files": zero(), skills: zero(), agents: zero(), hooks: zero() };
+  for (const row of rows) {
+    if (row.tier !== "always-on" || row.category == null) continue;
+    const loaded = row.loaded_bytes ?? 0;
+    if (loaded === 0) continue;
+    const t = totals[row.category];
+    t.files++;
+    t.bytes += loaded;
+    t.tokens += row.loaded_tokens ?? tokensOf(loaded);
+  }
+  return totals;
 }
 
 function rowJson(row: ScanRow): string {
@@ -124,6 +149,9 @@ function rowJson(row: ScanRow): string {
   if (row.loaded_bytes !== undefined) json.loaded_bytes = row.loaded_bytes;
   if (row.loaded_tokens !== undefined) json.loaded_tokens = row.loaded_tokens;
   if (row.limits !== undefined) json.limits = [...row.limits];
+  if (row.category !== undefined) json.category = row.category;
+  if (row.name !== undefined) json.name = row.name;
+  if (row.imported_by !== undefined) json.imported_by = row.imported_by;
   return compactJson(json);
 }
 
@@ -189,7 +217,16 @@ export function renderScanDocument(doc: ScanDocument): string {
     `    "per-spawn": ${totalJson(doc.totals["per-spawn"])},`,
     `    "per-invocation": ${totalJson(doc.totals["per-invocation"])},`,
     `    "grand": ${totalJson(doc.totals.grand)}`,
-    doc.observed === undefined ? "  }" : "  },",
+    doc.categories === undefined && doc.observed === undefined ? "  }" : "  },",
+    ...(doc.categories === undefined ? [] : [
+      `  "categories": {`,
+      ...LOADED_CATEGORIES.map((key, i) =>
+        `    ${jsonString(key)}: ${spacedObject(loadedJson(doc.categories![key]))}${
+          i < LOADED_CATEGORIES.length - 1 ? "," : ""
+        }`
+      ),
+      doc.observed === undefined ? "  }" : "  },",
+    ]),
     ...(doc.observed === undefined ? [] : observedLines(doc.observed)),
     "}",
   ];

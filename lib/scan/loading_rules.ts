@@ -1,128 +1,189 @@
 /**
- * Claude Code's documented loading rules, as data: the one module `--loaded` models them from, each
- * rule with the Claude Code version it comes from (`null` where the documentation names none), and
- * the one-line meaning of every limit code a row may carry. A change in Claude Code is one edit
- * here (and its line in `references/context-scan.md#loading-rules`).
+ * Claude Code's loading rules, as data: the one module `--loaded` models them from. Every rule was
+ * **observed** on a real Claude Code (its first request, recorded inside a network namespace) and
+ * names the version it was observed on and the test that observes it; the numbers the model needs
+ * sit beside their rule. A change in Claude Code is one edit here (and its row in
+ * `references/context-scan.md#loading-rules`).
  *
  * @module
  */
 
 import type { LimitCode } from "./schema.ts";
 
-/** One documented loading rule. */
+/** The Claude Code version the rules below were observed on. */
+export const OBSERVED_ON = "2.1.328";
+
+/** The differential suite that observes every rule (one fixture per rule, named in `test`). */
+export const OBSERVING_SUITE = "tests/context_scan_differential_test.ts";
+
+/** One observed loading rule. */
 export interface LoadingRule {
   /** The rule, one line. */
   readonly rule: string;
-  /** The Claude Code version the rule comes from, or `null` when the documentation names none. */
-  readonly since: string | null;
+  /** The Claude Code version it was observed on. */
+  readonly observed: string;
+  /** The fixture(s) of {@linkcode OBSERVING_SUITE} that observe it. */
+  readonly test: string;
 }
 
-/** `MEMORY.md`: the first 200 lines or 25 KB, whichever comes first (2.1.83). */
-export const MEMORY_INDEX: LoadingRule & { readonly lines: number; readonly bytes: number } = {
-  rule: "MEMORY.md: only the first 200 lines or 25 KB load, whichever comes first",
-  since: "2.1.83",
+function rule(text: string, test: string): LoadingRule {
+  return { rule: text, observed: OBSERVED_ON, test };
+}
+
+/** Which instruction files load at start-up, in which directories. */
+export const INSTRUCTION_FILES: LoadingRule = rule(
+  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from the project and every parent directory; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load; a rule is named by its real path, and a project rule reached through a link leading outside the project does not load",
+  "instruction-files, dot-claude-and-local, parents, subdirectory, layout-not-loaded, global-files, paths-outside-rules, links",
+);
+
+/** `AGENTS.md` stands in only where no `CLAUDE.md` exists. */
+export const AGENTS_MD: LoadingRule = rule(
+  "AGENTS.md and .claude/AGENTS.md (project and parents) load only when none of those directories holds a CLAUDE.md, .claude/CLAUDE.md or CLAUDE.local.md",
+  "agents-md-*",
+);
+
+/** Frontmatter, block comments and surrounding whitespace. */
+export const SHOWN_TEXT: LoadingRule = rule(
+  "an instruction file is sent without its byte-order mark and YAML frontmatter, with every block-level HTML comment hidden (inline ones and those inside code or other HTML blocks stay), trimmed; an empty result sends nothing",
+  "frontmatter, comments-*, whitespace-*",
+);
+
+/** `@path` imports. */
+export const IMPORTS: LoadingRule & { readonly maxDepth: number } = {
+  ...rule(
+    "@path imports (also from rules and AGENTS.md) load as their own sources after the importer, each file once, at most 4 hops deep; never inside code spans, code blocks or HTML blocks; a missing or directory target adds nothing, nor does one whose extension is not a text one (TEXT_EXTENSIONS; no extension is fine); a project file's import outside the project (links resolved) is not followed (user-level files may import anywhere); imports resolve from the importer's real folder",
+    "imports-*, rule-imports, rule-imported-first, import-depth, import-external, import-binary, import-extensions",
+  ),
+  maxDepth: 4,
+};
+
+/**
+ * The file name extensions (lower-cased) an `@path` import may have; a file without an extension
+ * may always be imported, any other is skipped (`Skipping non-text file in @include`). The list is
+ * Claude Code 2.1.328's own, sampled by the `import-binary` and `import-extensions` fixtures.
+ */
+export const TEXT_EXTENSIONS: ReadonlySet<string> = new Set(
+  (".md .txt .text .json .yaml .yml .toml .xml .csv .html .htm .css .scss .sass .less .js .ts " +
+    ".tsx .jsx .mjs .cjs .mts .cts .py .pyi .pyw .rb .erb .rake .go .rs .java .kt .kts .scala .c " +
+    ".cpp .cc .cxx .h .hpp .hxx .cs .swift .sh .bash .zsh .fish .ps1 .bat .cmd .env .ini .cfg " +
+    ".conf .config .properties .sql .graphql .gql .proto .vue .svelte .astro .ejs .hbs .pug .jade " +
+    ".php .pl .pm .lua .r .dart .ex .exs .erl .hrl .clj .cljs .cljc .edn .hs .lhs .elm .ml .mli " +
+    ".f .f90 .f95 .for .cmake .make .makefile .gradle .sbt .rst .adoc .asciidoc .org .tex .latex " +
+    ".lock .log .diff .patch").split(" "),
+);
+
+/** Path-scoped rules; `paths: "**"` is unconditional. */
+export const PATH_SCOPED_RULES: LoadingRule = rule(
+  "a rule whose frontmatter has paths: loads only when a matching file is read, unless its globs (a list, or a string split at commas outside braces; a trailing /** dropped, empty ones dropped) are none or all **",
+  "rules-scoped, rules-star, rules-star-forms, rule-imported-first",
+);
+
+/** `MEMORY.md`: the cut and its warning. */
+export const MEMORY_INDEX: LoadingRule & {
+  readonly lines: number;
+  readonly units: number;
+  readonly excerpt: number;
+  readonly maxSlug: number;
+} = {
+  ...rule(
+    "auto-memory MEMORY.md (CLAUDE_CONFIG_DIR/projects/<slug>/memory, the slug the git top-level or project path with every UTF-16 unit outside [A-Za-z0-9] as -, past 200 units cut and followed by - and a base-36 hash) loads its shown text cut to 200 lines, then to whole lines within 25,000 UTF-16 units, followed by a blank line and a > WARNING line; other memory files load on demand",
+    "memory-*, memory-slug, memory-slug-astral, memory-slug-long, memory-git-root",
+  ),
   lines: 200,
-  bytes: 25_000,
+  units: 25_000,
+  excerpt: 80,
+  maxSlug: 200,
 };
 
-/** Frontmatter and HTML comments do not count toward the `MEMORY.md` limit (2.1.211). */
-export const MEMORY_INDEX_EXCLUSIONS: LoadingRule = {
-  rule: "MEMORY.md: frontmatter and HTML comments do not count toward that limit",
-  since: "2.1.211",
-};
-
-/** Memory topic files load on demand. */
-export const MEMORY_TOPICS: LoadingRule = {
-  rule: "memory topic files (every other *.md of a memory folder) load on demand",
-  since: "2.1.83",
-};
-
-/** HTML comments are hidden when `CLAUDE.md` or a rule is auto-loaded (2.1.72). */
-export const HTML_COMMENTS: LoadingRule = {
-  rule: "CLAUDE.md and rules: HTML comments are hidden when the file is auto-loaded",
-  since: "2.1.72",
-};
-
-/** `@path` imports: recursive, at most 5 hops, never inside code spans or fenced blocks. */
-export const IMPORTS: LoadingRule & { readonly maxHops: number } = {
-  rule: "@path imports are followed recursively up to 5 hops, never inside code spans or fences",
-  since: null,
-  maxHops: 5,
-};
-
-/** At start-up a skill contributes only its listing, capped at 1,536 characters (2.1.105). */
+/** Skills and commands in the listing. */
 export const SKILL_LISTING: LoadingRule & { readonly maxChars: number } = {
-  rule:
-    "skills: at start-up only the listing (name, description, when_to_use) loads, capped at 1,536 characters",
-  since: "2.1.105",
+  ...rule(
+    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent; of one name the first listed stays (global over project, the project over its parents, a skill over a command)",
+    "skills-*, commands, name-clashes",
+  ),
   maxChars: 1536,
 };
 
-/** `disable-model-invocation: true` keeps a skill out of the listing. */
-export const SKILL_NOT_LISTED: LoadingRule = {
-  rule:
-    "skills with disable-model-invocation: true are not listed (their description is not in context)",
-  since: null,
+/** The listing budget. */
+export const LISTING_BUDGET: LoadingRule & {
+  readonly chars: number;
+  readonly env: string;
+  readonly builtin: {
+    readonly entries: number;
+    readonly chars: number;
+    readonly competing: readonly { readonly name: string; readonly chars: number }[];
+  };
+} = {
+  ...rule(
+    "when the whole listing (entries joined by newlines, Claude Code's built-in skills included) exceeds the budget of 30,000 UTF-16 units (SLASH_COMMAND_TOOL_CHAR_BUDGET overrides it), the bundled built-ins stay whole, every other entry is counted as its name, and in listing order (user entries, then the built-in init and security-review) each keeps its description while the remaining budget allows",
+    "budget-*",
+  ),
+  chars: 30_000,
+  env: "SLASH_COMMAND_TOOL_CHAR_BUDGET",
+  // What an empty fixture lists (observed; the suite checks it): 11 bundled built-in skills that
+  // always stay whole (their `- name: description` lines, 6,041 units without newlines), then two
+  // built-ins that compete for the budget like user entries (full line lengths).
+  builtin: {
+    entries: 11,
+    chars: 6041,
+    competing: [{ name: "init", chars: 67 }, { name: "security-review", chars: 90 }],
+  },
 };
 
-/** Path-scoped rules load only when a matching file is read. */
-export const PATH_SCOPED_RULES: LoadingRule = {
-  rule: "rules with paths: load only when a matching file is read; nested rule folders count",
-  since: null,
-};
+/** Agents in the listing. */
+export const AGENT_LISTING: LoadingRule = rule(
+  "the agent listing holds `- name: description (Tools: …)` for every agents/**/*.md of the global root and .claude/agents/**/*.md of the project and its parents that has both name and description; tools read `All tools`, the tools list, or `All tools except` the disallowedTools; of one name the project's agent wins over the global one",
+  "agents, agents-yaml, parents-layout, name-clashes",
+);
 
-/** Subdirectory `CLAUDE.md` files load on access (not inventoried, so nothing to model). */
-export const SUBDIRECTORY_CLAUDE_MD: LoadingRule = {
-  rule: "subdirectory CLAUDE.md files load on access, not at start-up",
-  since: null,
-};
+/** Plugins. */
+export const PLUGINS: LoadingRule = rule(
+  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands; a skill named apart from its folder reads plugin:folder (plugin:name), an agent in a subfolder plugin:sub:name; its CLAUDE.md does not load",
+  "plugin-as-project, plugin-dir, plugin-dir-two, plugin-names, combined",
+);
 
-/** Claude Code reads `CLAUDE.md`, not `AGENTS.md`; other files enter through an import. */
-export const IMPORT_ONLY: LoadingRule = {
-  rule: "AGENTS.md and .claude/convention files are not auto-loaded: they enter through an @import",
-  since: null,
-};
+/** A plugin's SessionStart hooks. */
+export const PLUGIN_HOOKS: LoadingRule = rule(
+  "a plugin's SessionStart hooks whose matcher matches startup inject `SessionStart:startup hook success: <output>` and a blank line each, before the environment block; the output is known without running the hook only for `echo text`",
+  "plugin-hooks-static",
+);
 
 /** Every rule, in the order the reference lists them. */
 export const LOADING_RULES: readonly LoadingRule[] = [
-  MEMORY_INDEX,
-  MEMORY_INDEX_EXCLUSIONS,
-  MEMORY_TOPICS,
-  HTML_COMMENTS,
+  INSTRUCTION_FILES,
+  AGENTS_MD,
+  SHOWN_TEXT,
   IMPORTS,
-  SKILL_LISTING,
-  SKILL_NOT_LISTED,
   PATH_SCOPED_RULES,
-  SUBDIRECTORY_CLAUDE_MD,
-  IMPORT_ONLY,
+  MEMORY_INDEX,
+  SKILL_LISTING,
+  LISTING_BUDGET,
+  AGENT_LISTING,
+  PLUGINS,
+  PLUGIN_HOOKS,
 ];
 
-/** The newest Claude Code version any rule comes from: what the model is "as of". */
-export const RULES_AS_OF: string = LOADING_RULES
-  .map((r) => r.since)
-  .filter((v): v is string => v !== null)
-  .sort((a, b) => {
-    const pa = a.split(".").map(Number);
-    const pb = b.split(".").map(Number);
-    for (let i = 0; i < Math.max(pa.length, pb.length); i++) {
-      const d = (pa[i] ?? 0) - (pb[i] ?? 0);
-      if (d !== 0) return d;
-    }
-    return 0;
-  })
-  .at(-1) ?? "unknown";
+/** The Claude Code version the model is "as of". */
+export const RULES_AS_OF: string = OBSERVED_ON;
 
 /** What each limit code means, one short line (the table report prints it). */
 export const LIMIT_MEANINGS: Readonly<Record<LimitCode, string>> = {
-  "html-comments-hidden": "HTML comments not shown to the agent",
-  "imports-included": "@path imports counted into the importer",
-  "import-depth-exceeded": "an import beyond 5 hops is not loaded",
-  "import-unreadable": "an import could not be read (counted 0)",
-  "memory-truncated": "MEMORY.md cut at 200 lines / 25 KB",
-  "description-capped": "skill listing cut at 1,536 characters",
-  "not-listed": "disable-model-invocation: not listed",
+  "frontmatter-stripped": "YAML frontmatter not sent",
+  "html-comments-hidden": "block-level HTML comments not sent",
+  "import-depth-exceeded": "an import beyond 4 hops is not loaded",
+  "import-external": "an import outside the project is not followed",
+  "import-skipped": "a binary or unreadable import adds nothing",
+  "memory-truncated": "MEMORY.md cut at 200 lines / 25,000 units",
+  "description-capped": "listing description cut at 1,536 characters",
+  "listing-budget": "over the listing budget: name only",
+  "not-listed": "not in the listing (disabled or no description)",
   "path-scoped": "loads when a matching file is read; 0 at start",
   "on-demand": "loads only when read; 0 at start-up",
   "import-only": "not auto-loaded, only via @import; 0 at start",
+  "agents-md-unused": "a CLAUDE.md exists, so AGENTS.md is not loaded",
+  "not-loaded": "outside Claude Code's layout: never loaded",
+  "loaded-elsewhere": "loaded once, as another row",
+  "hook-runtime": "hook output is known only at run time",
+  "estimated-large-file": "over 8 MiB: shown bytes estimated, not exact",
   unreadable: "not readable again; potential figure kept",
 };

@@ -1,50 +1,66 @@
 import assert from "node:assert/strict";
 import { makeTempDir, writeTree } from "../../tests/_helpers.ts";
-import { importTarget, instructionWithImports, memoryIndex, skillListing } from "./loading.ts";
-import { SkillListingScanner } from "./markdown.ts";
-import { scanBytes } from "./measure.ts";
+import { applyBudget, importPath, listingBudget, ruleIsConditional } from "./claude_model.ts";
+import { loadingModel } from "./claude_model.ts";
 
-Deno.test("importTarget: fragments dropped, ~ below home, absolute, relative to the importer", () => {
-  assert.equal(importTarget("a.md#x", "/r/sub/CLAUDE.md", "/h"), "/r/sub/a.md");
-  assert.equal(importTarget("~/x.md", "/r/CLAUDE.md", "/h"), "/h/x.md");
-  assert.equal(importTarget("~/x.md", "/r/CLAUDE.md", undefined), undefined);
-  assert.equal(importTarget("/etc/x.md", "/r/CLAUDE.md", "/h"), "/etc/x.md");
-  assert.equal(importTarget("/", "/r/CLAUDE.md", "/h"), undefined);
+Deno.test("importPath: fragments dropped, ~ below home, absolute, relative to the importer", () => {
+  assert.equal(importPath("a.md#x", "/r/sub/CLAUDE.md", "/h"), "/r/sub/a.md");
+  assert.equal(importPath("../a.md", "/r/sub/CLAUDE.md", "/h"), "/r/a.md");
+  assert.equal(importPath("~/x.md", "/r/CLAUDE.md", "/h"), "/h/x.md");
+  assert.equal(importPath("~/x.md", "/r/CLAUDE.md", undefined), undefined);
+  assert.equal(importPath("/etc/x.md", "/r/CLAUDE.md", "/h"), "/etc/x.md");
+  assert.equal(importPath("/", "/r/CLAUDE.md", "/h"), undefined);
   for (const t of ["", "#tag", "@scoped/pkg", "(x)"]) {
-    assert.equal(importTarget(t, "/r/CLAUDE.md", "/h"), undefined, t);
+    assert.equal(importPath(t, "/r/CLAUDE.md", "/h"), undefined, t);
   }
 });
 
-Deno.test("instructionWithImports: breadth first, each file once, 5 hops, unreadable and missing imports", () => {
-  const root = makeTempDir("ctxkit-imports-");
-  writeTree(root, {
-    "CLAUDE.md": "@a.md @missing.md @dir\n",
-    "a.md": "@CLAUDE.md @b.md\n", // a cycle back to the importer
-    "b.md": "b\n",
-  });
-  Deno.mkdirSync(`${root}/dir`);
-  const fig = instructionWithImports(`${root}/CLAUDE.md`, undefined)!;
-  assert.equal(fig.bytes, 23 + 17 + 2);
-  assert.deepEqual([...fig.limits], ["imports-included"]);
-  assert.equal(instructionWithImports(`${root}/absent.md`, undefined), undefined);
+Deno.test("ruleIsConditional: only exactly one ** glob is unconditional", () => {
+  assert.equal(ruleIsConditional(undefined), false);
+  assert.equal(ruleIsConditional("name: x"), false);
+  assert.equal(ruleIsConditional('paths: "**"'), false);
+  assert.equal(ruleIsConditional('paths:\n  - "**"'), false);
+  assert.equal(ruleIsConditional('paths: ["**", "src/**"]'), true);
+  assert.equal(ruleIsConditional('paths: "**/*"'), true);
+  assert.equal(ruleIsConditional("paths: src/**"), true);
 });
 
-Deno.test("memoryIndex and skillListing: the MEMORY.md and skill listing rules", () => {
-  const root = makeTempDir("ctxkit-memory-");
-  writeTree(root, { "MEMORY.md": "x\n".repeat(250) });
-  const memory = memoryIndex(`${root}/MEMORY.md`)!;
-  assert.equal(memory.bytes, 400);
-  assert.deepEqual([...memory.limits], ["memory-truncated"]);
-  const read = (text: string) =>
-    scanBytes(new SkillListingScanner(1536), new TextEncoder().encode(text));
-  // description + "\n" + when_to_use, capped together at 1,536 characters; the name on top
-  const fields = read(
-    `---\ndescription: ${"d".repeat(1000)}\nwhen_to_use: ${"w".repeat(1000)}\n---\n`,
+Deno.test("listingBudget: 30,000 units unless SLASH_COMMAND_TOOL_CHAR_BUDGET is a positive whole number", () => {
+  assert.equal(listingBudget(undefined), 30_000);
+  assert.equal(listingBudget("7800"), 7800);
+  for (const bad of ["", "0", "-5", "1e3", "x"]) assert.equal(listingBudget(bad), 30_000, bad);
+  applyBudget([], 1); // nothing to cut
+});
+
+Deno.test("loadingModel: imports as their own sources, each once, 4 hops; AGENTS.md only without CLAUDE.md", () => {
+  const root = makeTempDir("ctxkit-model-");
+  writeTree(root, {
+    "p/CLAUDE.md": "---\nx: 1\n---\n@a.md @a.md\n",
+    "p/a.md": "a\n@b.md\n",
+    "p/b.md": "b\n@c.md\n",
+    "p/c.md": "c\n@d.md\n",
+    "p/d.md": "d\n@e.md\n",
+    "p/e.md": "e\n",
+    "p/AGENTS.md": "not loaded\n",
+  });
+  const model = loadingModel({
+    project: `${root}/p`,
+    global: `${root}/g`,
+    includeGlobal: false,
+    home: undefined,
+    pluginDirs: [],
+  });
+  const files = model.sources.filter((s) => s.kind === "file");
+  assert.deepEqual(
+    files.map((s) => [s.path.slice(root.length), s.loaded, s.importedBy?.slice(root.length)]),
+    [
+      ["/p/CLAUDE.md", 11, undefined],
+      ["/p/a.md", 7, "/p/CLAUDE.md"],
+      ["/p/b.md", 7, "/p/a.md"],
+      ["/p/c.md", 7, "/p/b.md"],
+      ["/p/d.md", 7, "/p/c.md"],
+    ],
   );
-  const listing = skillListing("/r/skills/my-skill/SKILL.md", fields);
-  assert.equal(listing.bytes, 8 + 2001); // the directory name stands in for `name`
-  assert.equal(listing.loaded.bytes, 8 + 1536);
-  assert.deepEqual([...listing.loaded.limits], ["description-capped"]);
-  const short = skillListing("/r/SKILL.md", read("---\nname: n\ndescription: d\n---\n"));
-  assert.deepEqual([short.bytes, short.loaded.bytes, [...short.loaded.limits]], [2, 2, []]);
+  assert.deepEqual([...files[4].limits], ["import-depth-exceeded"]);
+  assert.equal(model.agentsMdLoaded, false);
 });

@@ -1,12 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  type InstructionOptions,
-  InstructionScanner,
-  LINE_HEAD,
-  SkillListingScanner,
-  ValueSize,
-} from "./markdown.ts";
+import { type InstructionOptions, InstructionScanner, LINE_HEAD } from "./markdown.ts";
 import { scanBytes, scanChunks } from "./measure.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -123,37 +117,4 @@ Deno.test("InstructionScanner: any chunking gives the one-chunk result (property
       },
     ),
   );
-});
-
-Deno.test("ValueSize: bytes and UTF-16 units, prefix bytes at whole characters", () => {
-  const v = new ValueSize(4);
-  v.append(enc("aé𝔸b"), 0, enc("aé𝔸b").length);
-  assert.equal(v.bytes, 1 + 2 + 4 + 1);
-  assert.equal(v.units, 1 + 1 + 2 + 1);
-  assert.equal(v.bytesWithin(2), 3);
-  assert.equal(v.bytesWithin(3), 3); // inside the surrogate pair: before the character
-  assert.equal(v.bytesWithin(4), 7);
-  assert.equal(v.bytesWithin(9), 8);
-});
-
-Deno.test("SkillListingScanner: inline, quoted, continued and block values; first key wins; not-listed", () => {
-  const read = (text: string, sizes = [1 << 20]) =>
-    scanChunks(new SkillListingScanner(1536), enc(text), sizes);
-  const inline = read('---\nname: pdf\ndescription: "Read PDFs."\nname: other\n---\nbody\n');
-  assert.equal(inline.name?.bytes, 3);
-  assert.equal(inline.description?.bytes, 10);
-  assert.equal(inline.notListed, false);
-  const continued = read("---\ndescription: one\n  two  \nwhen_to_use: >\n  a\n\n  b\n\n---\n");
-  assert.equal(continued.description?.bytes, 7); // "one two"
-  assert.equal(continued.whenToUse?.bytes, 4); // "a\n\nb"
-  const hidden = read("---\nname: x\ndisable-model-invocation: true\n---\n");
-  assert.equal(hidden.notListed, true);
-  const none = read("# no frontmatter\ndescription: not read\n");
-  assert.equal(none.description, undefined);
-  const text = "---\ndescription: " + "é".repeat(3000) + "\n---\n";
-  for (const sizes of [[1 << 20], [3], [1, 2]]) {
-    const long = read(text, sizes);
-    assert.equal(long.description?.units, 3000);
-    assert.equal(long.description?.bytesWithin(1536), 3072);
-  }
 });

@@ -20,6 +20,7 @@
  */
 
 import { createLoadingStep } from "./loading.ts";
+import { resolvePluginDirs } from "./roots.ts";
 import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
 
 export type { ScanOptions, ScanResult } from "./scan.ts";
@@ -51,5 +52,6 @@ export {
  * ```
  */
 export function scanContext(options: ScanOptions = {}): ScanResult {
-  return scanProject(options, options.loaded ? createLoadingStep() : undefined);
+  const pluginDirs = resolvePluginDirs(options.pluginDirs ?? []);
+  return scanProject(options, options.loaded ? createLoadingStep({ pluginDirs }) : undefined);
 }

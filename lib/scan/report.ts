@@ -9,8 +9,8 @@
  */
 
 import { printable } from "../text.ts";
-import { LIMIT_MEANINGS, RULES_AS_OF } from "./loading_rules.ts";
 import { CONTEXT_CATEGORIES } from "./categories.ts";
+import { LIMIT_MEANINGS, RULES_AS_OF } from "./loading_rules.ts";
 import type { LimitCode, ScanDocument, ScanObserved, ScanRow, ScanTotal } from "./schema.ts";
 
 /** How to render the report. */
@@ -118,7 +118,7 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
   if (doc.tier_filter !== "all") out.push(`tier filter   ${doc.tier_filter}`);
   out.push(keepStart(
     loaded
-      ? `tokens = bytes/4; loaded = what Claude Code loads (documented rules, ${RULES_AS_OF})`
+      ? `tokens = bytes/4; loaded = what Claude Code ${RULES_AS_OF} sends (observed rules)`
       : "tokens = bytes/4 of whole files (potential inventory; --loaded models loading)",
     w,
   ));
@@ -137,6 +137,19 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
   }
   out.push(padEnd("total", 16) + totalCols(doc.totals.grand));
   out.push("");
+
+  // The loaded always-on figures as /context groups them.
+  if (doc.categories !== undefined) {
+    out.push(bold(keepStart("AT SESSION START, AS /context GROUPS IT", w)));
+    out.push(bold(padEnd("CATEGORY", 16) + padStart("SOURCES", 7) + padStart("LOADED", 11)));
+    for (const { key, title } of CONTEXT_CATEGORIES) {
+      if (!(key in doc.categories)) continue;
+      const t = doc.categories[key as keyof typeof doc.categories];
+      out.push(padEnd(title, 16) + padStart(num(t.files), 7) + padStart(num(t.tokens), 11));
+    }
+    out.push(keepStart("  (system prompt and tools: only --observe can see them)", w));
+    out.push("");
+  }
 
   // The heaviest rows.
   const rank = (r: ScanRow) => loaded ? (r.loaded_tokens ?? 0) : r.tokens;
@@ -208,7 +221,8 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
 
 /** A row's kind, when not a whole file, as a suffix of its path. */
 function kindSuffix(row: ScanRow): string {
-  if (row.loading === "skill-listing") return " [listing]";
+  if (row.loading === "skill-listing" || row.loading === "command-listing") return " [listing]";
+  if (row.loading === "agent-listing") return " [listing]";
   if (row.kind === "field:description") return " [description]";
   if (row.kind === "hook-payload") return " [hook]";
   return "";

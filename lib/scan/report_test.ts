@@ -32,14 +32,19 @@ function row(
 /** A document with every section filled: a long path, a name needing quotes, limits, an issue. */
 function sample() {
   const rows: ScanRow[] = [
-    row(`${R}/CLAUDE.md`, "always-on", 4_000, 9_000, { limits: ["imports-included"] }),
+    row(`${R}/CLAUDE.md`, "always-on", 4_000, 9_000, {
+      limits: ["frontmatter-stripped"],
+      category: "memory-files",
+    }),
     row(`${R}/.claude/rules/api/scoped.md`, "always-on", 2_000, 0, {
       loading: "path-scoped-rule",
       limits: ["path-scoped"],
+      category: "memory-files",
     }),
     row("/home/ana/.claude/projects/-home-ana-demo/memory/MEMORY.md", "always-on", 40_000, 25_000, {
       loading: "memory-index-limited",
       limits: ["memory-truncated"],
+      category: "memory-files",
     }),
     row(
       `${R}/skills/a-skill-with-a-very-long-directory-name/SKILL.md`,
@@ -54,6 +59,8 @@ function sample() {
       kind: "field:description",
       loading: "skill-listing",
       limits: ["description-capped"],
+      category: "skills",
+      name: "a-skill-with-a-very-long-directory-name",
     }),
     row(`${R}/agents/new\nline.md`, "per-spawn", 800, 800, { loading: "selected-agent" }),
   ];
@@ -118,13 +125,21 @@ Deno.test("renderReport: without loaded figures there are no LOADED column and n
 });
 
 const REPORT_80 = `context-scan ~/demo
-tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on             4     12,250      8,885
 per-spawn             1        200        200
 per-invocation        1      3,000      3,000
 total                 6     15,450     12,085
+
+AT SESSION START, AS /context GROUPS IT
+CATEGORY        SOURCES     LOADED
+Memory files          2      8,500
+Skills                1        385
+Custom agents         0          0
+Hooks' context        0          0
+  (system prompt and tools: only --observe can see them)
 
 HEAVIEST 6 ROWS (by loaded tokens)
              tokens   loaded  tier            path
@@ -136,9 +151,9 @@ HEAVIEST 6 ROWS (by loaded tokens)
                 500        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
-  description-capped        1  skill listing cut at 1,536 characters
-  imports-included          1  @path imports counted into the importer
-  memory-truncated          1  MEMORY.md cut at 200 lines / 25 KB
+  description-capped        1  listing description cut at 1,536 characters
+  frontmatter-stripped      1  YAML frontmatter not sent
+  memory-truncated          1  MEMORY.md cut at 200 lines / 25,000 units
   path-scoped               1  loads when a matching file is read; 0 at start
 
 SCAN ISSUES (1)
@@ -146,13 +161,21 @@ SCAN ISSUES (1)
     '.claude/rules/locked': Permission denied
 `;
 const REPORT_120 = `context-scan ~/demo
-tokens = bytes/4; loaded = what Claude Code loads (documented rules, 2.1.211)
+tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on             4     12,250      8,885
 per-spawn             1        200        200
 per-invocation        1      3,000      3,000
 total                 6     15,450     12,085
+
+AT SESSION START, AS /context GROUPS IT
+CATEGORY        SOURCES     LOADED
+Memory files          2      8,500
+Skills                1        385
+Custom agents         0          0
+Hooks' context        0          0
+  (system prompt and tools: only --observe can see them)
 
 HEAVIEST 6 ROWS (by loaded tokens)
                  tokens   loaded  tier            path
@@ -164,9 +187,9 @@ HEAVIEST 6 ROWS (by loaded tokens)
                     500        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
-  description-capped        1  skill listing cut at 1,536 characters
-  imports-included          1  @path imports counted into the importer
-  memory-truncated          1  MEMORY.md cut at 200 lines / 25 KB
+  description-capped        1  listing description cut at 1,536 characters
+  frontmatter-stripped      1  YAML frontmatter not sent
+  memory-truncated          1  MEMORY.md cut at 200 lines / 25,000 units
   path-scoped               1  loads when a matching file is read; 0 at start
 
 SCAN ISSUES (1)

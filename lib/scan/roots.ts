@@ -61,3 +61,15 @@ export function memorySlugs(root: string): string[] {
   const claude = root.replace(/[^A-Za-z0-9]/g, "-");
   return claude === original ? [original] : [original, claude];
 }
+
+/**
+ * The `--plugin-dir` folders, each normalised like `--root` (a {@linkcode UsageError}
+ * `not a directory: <value as given>` for one that is not a directory).
+ */
+export function resolvePluginDirs(dirs: readonly string[]): string[] {
+  const cwd = logicalCwd();
+  return dirs.map((dir) => {
+    if (!isDirectoryFollow(dir)) throw new UsageError(text`not a directory: ${dir}`);
+    return logicalDirectory(dir, cwd);
+  });
+}

@@ -27,6 +27,21 @@ export interface ScanOptions {
    * `limits`, totals a `loaded` sum (`references/context-scan.md#loaded-figures`).
    */
   loaded?: boolean;
+  /**
+   * `--plugin-dir` folders (repeatable, as Claude Code's own flag): with `loaded`, each is counted
+   * as an installed plugin (`references/context-scan.md#plugins`).
+   */
+  pluginDirs?: string[];
+}
+
+/** What the `--loaded` step needs to know about the scan's roots. */
+export interface LoadingContext {
+  /** The project root `R`. */
+  project: string;
+  /** The global root `G`. */
+  global: string;
+  /** Whether `G` is scanned (`--global`). */
+  includeGlobal: boolean;
 }
 
 /**
@@ -35,7 +50,7 @@ export interface ScanOptions {
  */
 export interface LoadingStep {
   /** The candidate rows with `--loaded`'s extra rows, in output order. */
-  addRows(candidates: readonly CandidateRow[]): CandidateRow[];
+  addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[];
   /** The admitted rows, each with `loaded_bytes`, `loaded_tokens` and `limits`. */
   annotate(rows: readonly ScanRow[]): ScanRow[];
 }
@@ -100,7 +115,13 @@ export function scanRoots(
   if (options.loaded && loading === undefined) {
     throw new TypeError("scanRoots: loaded needs the loading step");
   }
-  const candidates = loading ? loading.addRows(out.rows) : out.rows;
+  const candidates = loading
+    ? loading.addRows(out.rows, {
+      project: roots.project,
+      global: roots.global,
+      includeGlobal: options.global === true,
+    })
+    : out.rows;
   const admitted = admitRows(candidates, tier);
   const rows = loading ? loading.annotate(admitted) : admitted;
   const global = options.global ? roots.global : null;

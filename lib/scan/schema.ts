@@ -34,7 +34,7 @@ export const TierFilterSchema = z.deferred(() =>
 /** Which scanned root a row or issue belongs to. */
 export type RootLabel = ScanRow["root"];
 /** The root labels. */
-export const RootLabelSchema = z.deferred(() => z.enum(["project", "global"]));
+export const RootLabelSchema = z.deferred(() => z.enum(["project", "global", "plugin"]));
 
 /** What a row measures. */
 export type RowKind = ScanRow["kind"];
@@ -63,6 +63,10 @@ export const LoadingSchema = z.deferred(() =>
     "selected-agent",
     "invoked-skill",
     "skill-listing",
+    "imported-instruction",
+    "command-listing",
+    "agent-listing",
+    "hook-context",
   ])
 );
 
@@ -74,26 +78,40 @@ export type LimitCode = NonNullable<ScanRow["limits"]>[number];
 /** The limit codes. */
 export const LimitCodeSchema = z.deferred(() =>
   z.enum([
+    "frontmatter-stripped",
     "html-comments-hidden",
-    "imports-included",
     "import-depth-exceeded",
-    "import-unreadable",
+    "import-external",
+    "import-skipped",
     "memory-truncated",
     "description-capped",
+    "listing-budget",
     "not-listed",
     "path-scoped",
     "on-demand",
     "import-only",
+    "agents-md-unused",
+    "not-loaded",
+    "loaded-elsewhere",
+    "hook-runtime",
+    "estimated-large-file",
     "unreadable",
   ])
+);
+
+/** The `/context` groups `--loaded` fills (`lib/scan/categories.ts` names them all). */
+export type LoadedCategory = NonNullable<ScanRow["category"]>;
+/** The loaded categories. */
+export const LoadedCategorySchema = z.deferred(() =>
+  z.enum(["memory-files", "skills", "agents", "hooks"])
 );
 
 /** One inventory row of `files` (keys in output order). */
 export interface ScanRow {
   /** Logical path of the measured file. */
   path: string;
-  /** Label of the root being scanned when the row was found. */
-  root: "project" | "global";
+  /** Label of the root being scanned when the row was found (`plugin`: a `--plugin-dir`). */
+  root: "project" | "global" | "plugin";
   /** Inventory tier. */
   tier: "always-on" | "per-spawn" | "per-invocation";
   /** What is measured. */
@@ -116,25 +134,45 @@ export interface ScanRow {
     | "runtime-dependent"
     | "selected-agent"
     | "invoked-skill"
-    | "skill-listing";
+    | "skill-listing"
+    | "imported-instruction"
+    | "command-listing"
+    | "agent-listing"
+    | "hook-context";
   /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
   loaded_bytes?: number;
   /** `--loaded` only: `floor(loaded_bytes / 4)`. */
   loaded_tokens?: number;
   /** `--loaded` only: the loading rules that shaped `loaded_bytes` (possibly none). */
   limits?: Array<
+    | "frontmatter-stripped"
     | "html-comments-hidden"
-    | "imports-included"
     | "import-depth-exceeded"
-    | "import-unreadable"
+    | "import-external"
+    | "import-skipped"
     | "memory-truncated"
     | "description-capped"
+    | "listing-budget"
     | "not-listed"
     | "path-scoped"
     | "on-demand"
     | "import-only"
+    | "agents-md-unused"
+    | "not-loaded"
+    | "loaded-elsewhere"
+    | "hook-runtime"
+    | "estimated-large-file"
     | "unreadable"
   >;
+  /**
+   * `--loaded` only: the `/context` group the row's loaded bytes count in at session start
+   * (`null` for rows of the per-spawn and per-invocation tiers).
+   */
+  category?: "memory-files" | "skills" | "agents" | "hooks" | null;
+  /** `--loaded` only, listing rows: the entry's name as the listing writes it. */
+  name?: string;
+  /** `--loaded` only, imports: the file whose `@path` loaded this one. */
+  imported_by?: string;
 }
 
 /** Schema of one inventory row. */
@@ -151,13 +189,16 @@ export const ScanRowSchema = z.deferred(() =>
     loaded_bytes: z.optional(z.int().check(z.nonnegative())),
     loaded_tokens: z.optional(z.int().check(z.nonnegative())),
     limits: z.optional(z.array(LimitCodeSchema)),
+    category: z.optional(z.nullable(LoadedCategorySchema)),
+    name: z.optional(z.string()),
+    imported_by: z.optional(z.string()),
   })
 );
 
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
   /** Label of the root being scanned (per-project memory: `project`). */
-  root: "project" | "global";
+  root: "project" | "global" | "plugin";
   /** The walk start, instruction root or file concerned. */
   path: string;
   /** Always `discovery-incomplete`. */
@@ -400,6 +441,16 @@ export interface ScanDocument {
     "per-invocation": ScanTotal;
     grand: ScanTotal;
   };
+  /**
+   * `--loaded` only: the loaded always-on rows summed per `/context` group, in the order
+   * `/context` shows them.
+   */
+  categories?: {
+    "memory-files": { files: number; bytes: number; tokens: number };
+    skills: { files: number; bytes: number; tokens: number };
+    agents: { files: number; bytes: number; tokens: number };
+    hooks: { files: number; bytes: number; tokens: number };
+  };
   /** `--observe` only: what the real Claude Code sent (`references/context-scan.md#observed`). */
   observed?: ScanObserved;
 }
@@ -421,6 +472,12 @@ export const ScanDocumentSchema = z.deferred(() =>
     files: z.array(ScanRowSchema),
     scan_issues: z.array(ScanIssueSchema),
     totals: ScanTotalsSchema,
+    categories: z.optional(z.object({
+      "memory-files": ScanLoadedTotalSchema,
+      skills: ScanLoadedTotalSchema,
+      agents: ScanLoadedTotalSchema,
+      hooks: ScanLoadedTotalSchema,
+    })),
     observed: z.optional(ScanObservedSchema),
   })
 );

@@ -145,7 +145,8 @@ export function entryName(line: string): string | undefined {
   if (!line.startsWith("- ")) return undefined;
   const colon = line.indexOf(": ", 2);
   const name = colon === -1 ? line.slice(2) : line.slice(2, colon);
-  return name.length > 0 && !name.includes(" ") ? name : undefined;
+  // A skill whose frontmatter name differs from its folder is listed as `- folder (name): …`.
+  return name.length > 0 && (!name.includes(" ") || /^\S+ \(\S+\)$/.test(name)) ? name : undefined;
 }
 
 /**

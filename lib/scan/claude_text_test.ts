@@ -1,0 +1,112 @@
+import assert from "node:assert/strict";
+import { memoryIndexText, parseFrontmatter, shownText, splitFrontmatter } from "./claude_text.ts";
+
+Deno.test("splitFrontmatter: a closed fence pair only", () => {
+  assert.deepEqual(splitFrontmatter("---\na: 1\n---\nbody\n"), { yaml: "a: 1", body: "body\n" });
+  assert.deepEqual(splitFrontmatter("---\n---\nbody"), { yaml: "", body: "body" });
+  assert.deepEqual(splitFrontmatter("---\nnever closed\n"), {
+    yaml: undefined,
+    body: "---\nnever closed\n",
+  });
+  assert.deepEqual(splitFrontmatter("text\n---\n"), { yaml: undefined, body: "text\n---\n" });
+});
+
+Deno.test("shownText: block comments hidden with their line's rest and following newlines; inline, code and HTML-block comments kept", () => {
+  const cases: [string, string][] = [
+    ["# P\n<!-- block -->\n<!-- c --> after\ntext\n", "# P\n after\ntext"],
+    ["para\n<!-- interrupts -->\nnext\n", "para\nnext"],
+    ["a\n\n<!-- x -->\n\n\nb\n", "a\n\nb"],
+    ["<!-- c1 --> mid <!-- c2 -->\n", "mid"],
+    ["keep <!-- inline --> this\n", "keep <!-- inline --> this"],
+    ["```\n<!-- fenced -->\n```\n", "```\n<!-- fenced -->\n```"],
+    ["<details>\n<!-- in html -->\n</details>\n", "<details>\n<!-- in html -->\n</details>"],
+    ["x\n\n<!-- never closed\nrest\n", "x\n\n<!-- never closed\nrest"],
+    ["\uFEFF---\nfm: 1\n---\n  body  \r\n\n", "body"],
+  ];
+  for (const [input, text] of cases) assert.equal(shownText(input).text, text, input);
+  const flags = shownText("---\na: 1\n---\n<!-- c -->\nx\n");
+  assert.deepEqual([flags.frontmatterStripped, flags.commentsHidden], [true, true]);
+});
+
+Deno.test("shownText: imports outside code spans, fences, indented code and HTML blocks", () => {
+  const text =
+    "see @a.md `@span.md` ``@b `` @c.md\n\n```\n@fence.md\n```\n\n    @indented.md\n\n<div>\n@html.md\n</div>\n\nme@host @d\\ e.md\n";
+  assert.deepEqual(shownText(text).imports, ["a.md", "c.md", "d e.md"]);
+  // An unmatched backtick run is literal text; a longer run does not close a shorter one.
+  assert.deepEqual(shownText("` @x.md ``` @y.md\n").imports, ["x.md", "y.md"]);
+});
+
+Deno.test("shownText: linear on adversarial backtick runs and comment openers", () => {
+  // Runs of lengths 1..1500 never closed (about 1.1 M characters): one pass, not one per run.
+  const runs = Array.from({ length: 1500 }, (_, i) => "`".repeat(i + 1)).join(" @x ");
+  assert.equal(shownText(runs).imports.length, 1499);
+  const openers = "<!--".repeat(200_000);
+  assert.equal(shownText(openers).text, openers); // never closed: kept
+});
+
+Deno.test("memoryIndexText: 200 lines, then whole lines within 25,000 units, then the warning", () => {
+  const notes = Array.from({ length: 300 }, (_, i) => `- note ${i}`).join("\n");
+  const cut = memoryIndexText(notes);
+  assert.equal(cut.truncated, true);
+  assert.ok(cut.text.startsWith("- note 0\n"));
+  assert.ok(
+    cut.text.endsWith(
+      '- note 199\n\n> WARNING: MEMORY.md is 300 lines (limit: 200). Only part of it was loaded: 100 of 300 lines were cut off, starting at line 201 ("- note 200"). Keep index entries to one line under ~200 chars; move detail into topic files.',
+    ),
+  );
+  const wide = Array.from({ length: 50 }, (_, i) => `${i} ${"é".repeat(700)}`).join("\n");
+  assert.ok(
+    memoryIndexText(wide).text.includes(
+      "MEMORY.md is 34.4KB (limit: 24.4KB) — index entries are too long. Only part of it was loaded: 15 of 50 lines were cut off, starting at line 36",
+    ),
+  );
+  const one = memoryIndexText(`${"x".repeat(30000)}\nsecond`);
+  assert.ok(one.text.startsWith(`${"x".repeat(25000)}\n\n> WARNING: MEMORY.md is 29.3KB`));
+  assert.ok(one.text.includes("everything after the first 25000 characters of line 1 was cut off"));
+  assert.deepEqual(memoryIndexText("short"), { text: "short", truncated: false });
+});
+
+Deno.test("parseFrontmatter: scalars, quotes, blocks, lists", () => {
+  const fields = parseFrontmatter(
+    [
+      "name: a",
+      'quoted: "x: y"',
+      "single: 'it''s'",
+      "plain: one",
+      "  two",
+      "lit: |",
+      "  l1",
+      "  l2",
+      "fold: >",
+      "  f1",
+      "  f2",
+      "flow: [Read, 'Grep']",
+      "block:",
+      "  - one",
+      '  - "two"',
+      "empty:",
+      "name: second wins not",
+    ].join("\n"),
+  );
+  assert.deepEqual(Object.fromEntries(fields), {
+    name: "a",
+    quoted: "x: y",
+    single: "it's",
+    plain: "one two",
+    lit: "l1\nl2\n",
+    fold: "f1 f2\n",
+    flow: ["Read", "Grep"],
+    block: ["one", "two"],
+    empty: "",
+  });
+});
+
+Deno.test("parseFrontmatter: a block of 300,000 lines (no argument-count limit)", () => {
+  const yaml = `description: |\n${"  x\n".repeat(300_000)}`;
+  assert.equal((parseFrontmatter(yaml).get("description") as string).length, 600_000);
+});
+
+Deno.test("parseFrontmatter: double-quoted escapes", () => {
+  const fields = parseFrontmatter('d: "a\\r\\n\\tb \\"q\\" \\\\ \\x41\\u00e9"');
+  assert.equal(fields.get("d"), 'a\r\n\tb "q" \\ Aé');
+});
