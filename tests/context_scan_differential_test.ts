@@ -17,7 +17,7 @@ import { observedClaude, observeFixture } from "./_claude.ts";
 import { createLoadingStep } from "../lib/scan/loading.ts";
 import { scanRoots } from "../lib/scan/scan.ts";
 import { loadingModel } from "../lib/scan/claude_model.ts";
-import { type ObservedRequest, utf8Bytes } from "../lib/scan/observe/request.ts";
+import type { ObservedRequest } from "../lib/scan/observe/request.ts";
 import type { ScanDocument } from "../lib/scan/schema.ts";
 import { LISTING_BUDGET, LOADING_RULES } from "../lib/scan/loading_rules.ts";
 
@@ -715,11 +715,8 @@ function observedSides(request: ObservedRequest, builtin: Sides): Sides {
   };
   for (const p of request.parts) {
     if (p.category === "memory-files" && p.path !== undefined) sides.memory.set(p.path, p.bytes);
-    // SessionStart hooks' output opens the environment block.
-    if (p.category === "environment" && p.text.startsWith("SessionStart:")) {
-      const end = p.text.indexOf("# Environment");
-      sides.hooks.set("hooks", utf8Bytes(end === -1 ? p.text : p.text.slice(0, end)));
-    }
+    // SessionStart hooks' output (it opens the system-role message; request.ts makes it `hooks`).
+    if (p.category === "hooks") sides.hooks.set("hooks", (sides.hooks.get("hooks") ?? 0) + p.bytes);
     if ((p.category === "skills" || p.category === "agents") && !isHeading(p.text)) {
       const map = p.category === "skills" ? sides.skills : sides.agents;
       const own = (p.category === "skills" ? builtin.skills : builtin.agents).get(p.label);

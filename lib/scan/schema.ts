@@ -13,6 +13,7 @@
  */
 
 import * as z from "../_zod.ts";
+import type { ContextCategory } from "./categories.ts";
 
 /** An inventory tier. */
 export type Tier = ScanRow["tier"];
@@ -301,16 +302,7 @@ export const ScanObservedSizeSchema = z.deferred(() =>
 /** One source of an observation: an instruction file, a listing entry or a hook's output. */
 export interface ScanObservedSource {
   /** The group it counts in. */
-  category:
-    | "system-prompt"
-    | "tools"
-    | "memory-files"
-    | "skills"
-    | "agents"
-    | "hooks"
-    | "environment"
-    | "messages"
-    | "unattributed";
+  category: ContextCategory;
   /** What it is. */
   kind:
     | "instruction"
