@@ -171,8 +171,10 @@ function settled(info: Deno.FileInfo, since: number): boolean {
 /**
  * Judge `abs` again right before its rename (`references/context-guard.md#concurrency`): still
  * absent when judged absent, or still the very file hashed (device, inode, size, mode, times) and
- * settled since → the earlier judgement stands, at the cost of one `lstat`; anything else is
- * judged afresh (hashed again).
+ * settled since → the earlier judgement stands, at the cost of one `lstat`. A same-looking file
+ * that changed too recently for its times to prove anything is hashed again, and the judgement
+ * stands when the hash is the one judged (the draft record it was judged against is not read
+ * again: it is the run's own). Anything else is judged afresh.
  */
 export function recheckRestore(
   runDir: string,
@@ -189,11 +191,14 @@ export function recheckRestore(
     rethrowPermission(e);
     if (seen.state === "MISSING" && isAbsent(e)) return judged;
   }
-  if (
-    now !== undefined && "info" in seen && sameFile(seen.info, now) &&
-    settled(seen.info, seen.since)
-  ) {
-    return judged;
+  if (now !== undefined && "info" in seen && sameFile(seen.info, now)) {
+    if (settled(seen.info, seen.since)) return judged;
+    try {
+      const again = hashRegular(abs, { follow: false });
+      if (again.sha256 === seen.state && sameFile(seen.info, again.info)) return judged;
+    } catch (e) {
+      rethrowPermission(e); // anything else: judged afresh below, which names it unknown
+    }
   }
   return judgeRestore(runDir, rel, abs, copyHash);
 }
