@@ -240,6 +240,21 @@ Deno.test("item 12: ENOTDIR making the run dir is one line naming the directory,
   assert.equal(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);
 });
 
+Deno.test("item 12: ENAMETOOLONG making the run dir is one line naming the directory, exit 2, with the snapshot's summary", () => {
+  const p = exampleProject({ git: false });
+  const runDir = `${p.proj}/${"x".repeat(300)}`; // one component over NAME_MAX (255 bytes)
+  const r = runTool("context-guard", ["snapshot", "--run-dir", runDir, "CLAUDE.md"], {
+    cwd: p.proj,
+    env: p.env,
+  });
+  assert.equal(r.code, 2, r.stderr);
+  assert.deepEqual(errLines(r), [
+    `❌ cannot create directory ${runDir}: File name too long`,
+    "❌ snapshot failed (text-guard exit 2)",
+  ]);
+  assert.equal(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);
+});
+
 Deno.test("item 12: EACCES in rollback and in verify's rollback: one line naming path and operation, exit 2, every summary printed", () => {
   if (skipWithoutUnprivilegedUser()) return;
   const p = sharedProject({ "CLAUDE.md": CLAUDE_MD, "rules/style.md": STYLE_MD });
