@@ -25,6 +25,7 @@ import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
 
 export type { ScanOptions, ScanResult } from "./scan.ts";
 export { renderScanDocument } from "./document.ts";
+export type { ContextCategory } from "./categories.ts";
 export {
   parseScanDocument,
   type ScanDocument,
