@@ -14,9 +14,13 @@ import { ReadRefusedError, readRegular } from "../_fs/read.ts";
 import { gitToplevel } from "../git.ts";
 import { basename, dirname, normalizeLexical } from "../paths.ts";
 import { compareUtf8 } from "../sort.ts";
-import * as z from "../_zod.ts";
-import { parseFrontmatter, scalar, shownText, splitFrontmatter } from "./claude_text.ts";
-import { memoryIndexText } from "./claude_text.ts";
+import {
+  memoryIndexText,
+  parseFrontmatter,
+  scalar,
+  shownText,
+  splitFrontmatter,
+} from "./claude_text.ts";
 import { scanFile, statFollow } from "./files.ts";
 import {
   IMPORTS,
@@ -27,7 +31,16 @@ import {
 } from "./loading_rules.ts";
 import { InstructionScanner } from "./markdown.ts";
 import { RuleScopeScanner } from "./measure.ts";
-import type { LimitCode, LoadedCategory, Loading, RootLabel, RowKind } from "./schema.ts";
+import {
+  type LimitCode,
+  type LoadedCategory,
+  type Loading,
+  type PluginHooks,
+  PluginHooksSchema,
+  PluginManifestSchema,
+  type RootLabel,
+  type RowKind,
+} from "./schema.ts";
 
 /** Files above this size are not read whole: their shown bytes are estimated by streaming. */
 export const LARGE_FILE_BYTES = 8 * 1024 * 1024;
@@ -642,7 +655,7 @@ export function pluginName(dir: string): string {
   const read = readText(`${dir}/.claude-plugin/plugin.json`);
   if (read.kind === "text") {
     try {
-      const parsed = z.looseObject({ name: z.string() }).safeParse(JSON.parse(read.text));
+      const parsed = PluginManifestSchema.safeParse(JSON.parse(read.text));
       if (parsed.success && parsed.data.name !== "") return parsed.data.name;
     } catch { /* not JSON: the folder's name */ }
   }
@@ -682,18 +695,6 @@ function agentSource(path: string, root: RootLabel, prefix: string): LoadedSourc
   };
 }
 
-const HooksFile = z.looseObject({
-  hooks: z.optional(z.looseObject({
-    SessionStart: z.optional(z.array(z.looseObject({
-      matcher: z.optional(z.string()),
-      hooks: z.optional(z.array(z.looseObject({
-        type: z.optional(z.string()),
-        command: z.optional(z.string()),
-      }))),
-    }))),
-  })),
-});
-
 /** What a `SessionStart` command prints when that is plain from the command itself. */
 export function staticHookOutput(command: string): string | undefined {
   const echo =
@@ -713,9 +714,9 @@ function pluginHookSource(dir: string): LoadedSource | undefined {
   const path = `${dir}/hooks/hooks.json`;
   const read = readText(path);
   if (read.kind !== "text") return undefined;
-  let parsed: z.infer<typeof HooksFile> | undefined;
+  let parsed: PluginHooks | undefined;
   try {
-    const result = HooksFile.safeParse(JSON.parse(read.text));
+    const result = PluginHooksSchema.safeParse(JSON.parse(read.text));
     parsed = result.success ? result.data : undefined;
   } catch {
     parsed = undefined;

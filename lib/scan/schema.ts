@@ -523,5 +523,23 @@ export const ClaudeSettingsSchema = z.deferred(() =>
 /** The fields of a parsed `settings.json` that `--observe` looks at. */
 export type ClaudeSettings = z.infer<typeof ClaudeSettingsSchema>;
 
-/** A plugin's `.claude-plugin/plugin.json`, of which `--observe` reads only the name. */
+/** A plugin's `hooks/hooks.json`, of which `--loaded` reads the `SessionStart` commands. */
+export const PluginHooksSchema = z.deferred(() =>
+  z.looseObject({
+    hooks: z.optional(z.looseObject({
+      SessionStart: z.optional(z.array(z.looseObject({
+        matcher: z.optional(z.string()),
+        hooks: z.optional(z.array(z.looseObject({
+          type: z.optional(z.string()),
+          command: z.optional(z.string()),
+        }))),
+      }))),
+    })),
+  })
+);
+
+/** A parsed plugin `hooks/hooks.json`. */
+export type PluginHooks = z.infer<typeof PluginHooksSchema>;
+
+/** A plugin's `.claude-plugin/plugin.json`, of which `--observe` and `--loaded` read the name. */
 export const PluginManifestSchema = z.deferred(() => z.looseObject({ name: z.string() }));

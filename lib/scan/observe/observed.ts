@@ -12,7 +12,8 @@ import { readHead } from "../../_fs/read.ts";
 import { basename } from "../../paths.ts";
 import { CONTEXT_CATEGORIES, type ContextCategory } from "../categories.ts";
 import { tokensOf } from "../measure.ts";
-import { PluginManifestSchema, type ScanObserved, type ScanObservedSource } from "../schema.ts";
+import { type LoadedSource, loadingModel } from "../claude_model.ts";
+import type { ScanObserved, ScanObservedSource } from "../schema.ts";
 import { LAYOUT_CHECKED_ON, type ObservedRequest } from "./request.ts";
 
 /** Where the sources of an observation live. */
@@ -33,99 +34,35 @@ interface ListedFile {
   readonly path: string;
 }
 
-const FRONTMATTER_HEAD = 64 * 1024;
-
-/** The `name:` value of a Markdown file's frontmatter (quotes dropped), or undefined. */
-export function frontmatterName(path: string): string | undefined {
-  let text: string;
-  try {
-    text = new TextDecoder().decode(readHead(path, FRONTMATTER_HEAD).bytes);
-  } catch {
-    return undefined;
-  }
-  const lines = text.split("\n");
-  if (lines[0]?.trimEnd() !== "---") return undefined;
-  for (let i = 1; i < lines.length; i++) {
-    const line = lines[i].replace(/\r$/, "");
-    if (line.trimEnd() === "---") return undefined;
-    if (line.startsWith("name:")) {
-      const value = line.slice(5).trim().replace(/^(["'])(.*)\1$/, "$2");
-      return value === "" ? undefined : value;
-    }
-  }
-  return undefined;
-}
-
-function listNames(dir: string): string[] {
-  try {
-    return [...Deno.readDirSync(dir)].map((e) => e.name).sort();
-  } catch {
-    return [];
-  }
-}
-
-function isDirectory(path: string): boolean {
-  try {
-    return Deno.statSync(path).isDirectory;
-  } catch {
-    return false;
-  }
-}
-
-/** `.md` files below `dir` as `a:b:c` names (Claude Code's namespacing of nested commands). */
-function commandFiles(dir: string, prefix = "", depth = 0): [string, string][] {
-  const out: [string, string][] = [];
-  if (depth > 8) return out;
-  for (const name of listNames(dir)) {
-    const path = `${dir}/${name}`;
-    if (isDirectory(path)) out.push(...commandFiles(path, `${prefix}${name}:`, depth + 1));
-    else if (name.endsWith(".md")) out.push([`${prefix}${name.slice(0, -3)}`, path]);
-  }
-  return out;
-}
-
 /**
- * Every skill, command and agent file Claude Code could list for this run, by the name its entry
- * carries: the project's `.claude/`, the global root, and each `--plugin-dir` (names prefixed
- * `<plugin>:`). The first place wins a name.
+ * Every skill, command and agent entry Claude Code could list for this run, by the name its entry
+ * carries, and the file it comes from: the loading model's own listing
+ * (`references/context-scan.md#loaded-figures`), so an observed entry is matched by the same
+ * naming rules `--loaded` follows (`dir (name)`, `a:b` commands, `plugin:` prefixes). Global
+ * entries count whether or not `--global` was given: Claude Code lists them.
  */
 export function listedFiles(places: ObservedPlaces): Map<string, ListedFile> {
+  const model = loadingModel({
+    project: places.root,
+    global: places.global,
+    includeGlobal: true,
+    home: undefined,
+    pluginDirs: places.pluginDirs,
+  });
   const index = new Map<string, ListedFile>();
-  const add = (name: string, file: ListedFile) => {
-    if (!index.has(name)) index.set(name, file);
-  };
-  const scanBase = (base: string, prefix: string) => {
-    for (const dir of listNames(`${base}/skills`)) {
-      const path = `${base}/skills/${dir}/SKILL.md`;
-      try {
-        if (!Deno.statSync(path).isFile) continue;
-      } catch {
-        continue;
-      }
-      add(`${prefix}${frontmatterName(path) ?? dir}`, { kind: "skill", path });
-    }
-    for (const [name, path] of commandFiles(`${base}/commands`)) {
-      add(`${prefix}${name}`, { kind: "command", path });
-    }
-    for (const [name, path] of commandFiles(`${base}/agents`)) {
-      add(`${prefix}${frontmatterName(path) ?? basename(name)}`, { kind: "agent", path });
-    }
-  };
-  scanBase(`${places.root}/.claude`, "");
-  scanBase(places.global, "");
-  for (const dir of places.pluginDirs) scanBase(dir, `${pluginName(dir)}:`);
+  for (const source of model.sources) {
+    if (source.name === undefined || index.has(source.name)) continue;
+    const kind = LISTING_KINDS[source.loading];
+    if (kind !== undefined) index.set(source.name, { kind, path: source.path });
+  }
   return index;
 }
 
-/** A plugin's name: its `.claude-plugin/plugin.json` `name`, else its directory's name. */
-export function pluginName(dir: string): string {
-  try {
-    const bytes = readHead(`${dir}/.claude-plugin/plugin.json`, 1024 * 1024).bytes;
-    const parsed = PluginManifestSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
-    if (parsed.success) return parsed.data.name;
-  } catch { /* no manifest: the directory's name */ }
-  return basename(dir.replace(/\/+$/, ""));
-}
+const LISTING_KINDS: Partial<Record<LoadedSource["loading"], ListedFile["kind"]>> = {
+  "skill-listing": "skill",
+  "command-listing": "command",
+  "agent-listing": "agent",
+};
 
 function fileSize(path: string): number | null {
   try {

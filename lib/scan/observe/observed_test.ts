@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { buildObserved, pluginName } from "./observed.ts";
+import { buildObserved } from "./observed.ts";
+import { pluginName } from "../claude_model.ts";
 import { parseObservedRequest } from "./request.ts";
 import { resolveClaude } from "./observe.ts";
 import { ObserveError } from "./run.ts";
@@ -9,18 +10,20 @@ function write(path: string, content: string): void {
   Deno.writeTextFileSync(path, content);
 }
 
+// Listing names as Claude Code 2.1.328 writes them: `folder (name)` when a skill's name differs
+// from its folder, and only agents with a description are listed (references/context-scan.md).
 Deno.test("buildObserved: groups add up; listing entries matched to files, plugins by name, the rest built-in", () => {
   const base = Deno.makeTempDirSync({ prefix: "ctxkit-observed-test-" });
   const root = `${base}/r`;
   const g = `${base}/g`;
-  write(`${root}/.claude/skills/a/SKILL.md`, "---\nname: alpha\n---\n");
-  write(`${root}/.claude/agents/rev.md`, "---\nname: reviewer\n---\n");
-  write(`${base}/plug/skills/p/SKILL.md`, "---\nname: ps\n---\n");
+  write(`${root}/.claude/skills/a/SKILL.md`, "---\nname: alpha\ndescription: a\n---\n");
+  write(`${root}/.claude/agents/rev.md`, "---\nname: reviewer\ndescription: r\n---\n");
+  write(`${base}/plug/skills/p/SKILL.md`, "---\nname: ps\ndescription: p\n---\n");
   write(`${g}/CLAUDE.md`, "global\n");
   const copy = `${base}/copy/config`;
   const system =
-    "# Environment\nenv\n\nAvailable agent types for the Agent tool:\n- reviewer: r\n- Plan: p\n\n" +
-    "The following skills are available for use with the Skill tool:\n\n- alpha: a\n- plug:ps: p\n- other:x: o\n- init: i\n\nToday.";
+    "# Environment\nenv\n\nAvailable agent types for the Agent tool:\n- reviewer: r (Tools: All tools)\n- Plan: p\n\n" +
+    "The following skills are available for use with the Skill tool:\n\n- a (alpha): a\n- plug:p (plug:ps): p\n- other:x: o\n- init: i\n\nToday.";
   const body = {
     system: [{ type: "text", text: "x-anthropic-billing-header: cc_version=2.1.328.abc;" }],
     tools: [{ name: "Read" }],
@@ -63,8 +66,8 @@ Deno.test("buildObserved: groups add up; listing entries matched to files, plugi
     ["instruction", `${g}/CLAUDE.md`, `${g}/CLAUDE.md`, false],
     ["agent", "reviewer", `${root}/.claude/agents/rev.md`, false],
     ["agent", "Plan", null, true],
-    ["skill", "alpha", `${root}/.claude/skills/a/SKILL.md`, false],
-    ["skill", "plug:ps", `${base}/plug/skills/p/SKILL.md`, false],
+    ["skill", "a (alpha)", `${root}/.claude/skills/a/SKILL.md`, false],
+    ["skill", "plug:p (plug:ps)", `${base}/plug/skills/p/SKILL.md`, false],
     ["skill", "other:x", null, false], // a plugin's entry whose file is not found: not built-in
     ["skill", "init", null, true],
   ]);
