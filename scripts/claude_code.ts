@@ -9,6 +9,8 @@
  * @module
  */
 
+import { isExecutableFile } from "../lib/scan/observe/run.ts";
+
 /** The Claude Code version the observed suites pin (`references/context-scan.md#observe`). */
 export const CLAUDE_CODE_VERSION = "2.1.328";
 
@@ -24,15 +26,6 @@ export function pinnedClaudePath(version = CLAUDE_CODE_VERSION): string {
   return `${claudeCodeCache()}/${version}/node_modules/.bin/claude`;
 }
 
-function isExecutable(path: string): boolean {
-  try {
-    const st = Deno.statSync(path);
-    return st.isFile && st.mode !== null && (st.mode & 0o111) !== 0;
-  } catch {
-    return false;
-  }
-}
-
 /**
  * Install the pinned Claude Code when it is not there yet and return its `claude`, or a reason it
  * cannot be had (npm missing, the registry unreachable) for a test to skip with.
@@ -41,7 +34,7 @@ export async function ensureClaudeCode(
   version = CLAUDE_CODE_VERSION,
 ): Promise<{ claude: string } | { skip: string }> {
   const claude = pinnedClaudePath(version);
-  if (isExecutable(claude)) return { claude };
+  if (isExecutableFile(claude)) return { claude };
   const cache = claudeCodeCache();
   Deno.mkdirSync(cache, { recursive: true });
   const staging = Deno.makeTempDirSync({ dir: cache, prefix: `.install-${version}-` });
@@ -69,14 +62,14 @@ export async function ensureClaudeCode(
       const why = new TextDecoder().decode(out.stderr).trim().split("\n").at(-1) ?? "";
       return { skip: `npm install @anthropic-ai/claude-code@${version} failed: ${why}` };
     }
-    if (!isExecutable(`${staging}/node_modules/.bin/claude`)) {
+    if (!isExecutableFile(`${staging}/node_modules/.bin/claude`)) {
       return { skip: `Claude Code ${version} installed no claude binary for this platform` };
     }
     try {
       Deno.renameSync(staging, `${cache}/${version}`);
     } catch (e) {
       // Another installer won the rename: its copy is the one used.
-      if (!isExecutable(claude)) throw e;
+      if (!isExecutableFile(claude)) throw e;
     }
     return { claude };
   } finally {

@@ -441,15 +441,20 @@ export async function observeSandboxed(
   throw new ObserveError(text`${verbatim(r.error)}`);
 }
 
+/** True when `path` is (after links) a regular file someone may execute. */
+export function isExecutableFile(path: string): boolean {
+  try {
+    const st = Deno.statSync(path);
+    return st.isFile && st.mode !== null && (st.mode & 0o111) !== 0;
+  } catch {
+    return false;
+  }
+}
+
 /** The first executable named `name` on `PATH`, or undefined. */
 export function findOnPath(name: string, path: string | undefined): string | undefined {
   for (const dir of (path ?? "").split(":")) {
-    if (dir === "") continue;
-    const candidate = `${dir}/${name}`;
-    try {
-      const st = Deno.statSync(candidate);
-      if (st.isFile && st.mode !== null && (st.mode & 0o111) !== 0) return candidate;
-    } catch { /* not here */ }
+    if (dir !== "" && isExecutableFile(`${dir}/${name}`)) return `${dir}/${name}`;
   }
   return undefined;
 }
