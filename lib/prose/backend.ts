@@ -13,6 +13,7 @@
 import type * as z from "../_zod.ts";
 import { isPermissionError } from "../_fs/errors.ts";
 import { randomHex } from "../random.ts";
+import { readCapped } from "../streams.ts";
 import { requestMac, responseProof } from "./token.ts";
 import {
   ErrorBodySchema,
@@ -36,34 +37,6 @@ export const TOGGLE_TIMEOUT_MS = 8000;
 
 /** Largest response body the client reads, in bytes; more is a `bad-response`. */
 const MAX_RESPONSE_BYTES = 65536;
-
-/**
- * Read a stream up to `cap` bytes, stopping (and cancelling it) as soon as it holds more: the
- * first `cap` bytes, and whether there was more. Request and response bodies and `match`'s stdin
- * are all read this way, so nothing ever buffers more than its cap.
- */
-export async function readCapped(
-  stream: ReadableStream<Uint8Array> | null,
-  cap: number,
-): Promise<{ bytes: Uint8Array; truncated: boolean }> {
-  const chunks: Uint8Array[] = [];
-  let total = 0;
-  const reader = stream?.getReader();
-  while (reader !== undefined && total <= cap) {
-    const { done, value } = await reader.read();
-    if (done) break;
-    chunks.push(value);
-    total += value.length;
-  }
-  if (total > cap) await reader?.cancel().catch(() => {});
-  const bytes = new Uint8Array(total);
-  let at = 0;
-  for (const c of chunks) {
-    bytes.set(c, at);
-    at += c.length;
-  }
-  return { bytes: total > cap ? bytes.slice(0, cap) : bytes, truncated: total > cap };
-}
 
 /** Decode strict UTF-8 JSON; `undefined` when the bytes are not UTF-8 or not JSON. */
 export function decodeJson(bytes: Uint8Array): { value: unknown } | undefined {

@@ -7,9 +7,9 @@ import {
   callToggle,
   decodeJson,
   fallbackForStatus,
-  readCapped,
   rejectionExitCode,
 } from "./backend.ts";
+import { readCapped } from "../streams.ts";
 import type { StatusDocument } from "./schema.ts";
 import { requestMac, responseProof } from "./token.ts";
 import { statusDocument } from "./status.ts";

@@ -7,6 +7,8 @@
  * @module
  */
 
+import { readCapped } from "../../streams.ts";
+
 /** The largest request body the recorder keeps (a start-up request is well under 1 MiB). */
 export const MAX_RECORDED_BYTES = 32 * 1024 * 1024;
 
@@ -76,24 +78,6 @@ function minimalReply(model: string): string {
   });
 }
 
-async function readCapped(request: Request): Promise<Uint8Array | undefined> {
-  if (request.body === null) return new Uint8Array();
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  for await (const chunk of request.body) {
-    size += chunk.length;
-    if (size > MAX_RECORDED_BYTES) return undefined;
-    chunks.push(chunk);
-  }
-  const all = new Uint8Array(size);
-  let at = 0;
-  for (const c of chunks) {
-    all.set(c, at);
-    at += c.length;
-  }
-  return all;
-}
-
 function requestModel(body: Uint8Array): { model: string; stream: boolean } {
   try {
     const value: unknown = JSON.parse(new TextDecoder().decode(body));
@@ -141,8 +125,8 @@ export function startRecorder(): Promise<Recorder> {
             headers: { "content-type": "application/json" },
           });
         }
-        const body = await readCapped(request);
-        if (body === undefined) return new Response("too large", { status: 413 });
+        const { bytes: body, truncated } = await readCapped(request.body, MAX_RECORDED_BYTES);
+        if (truncated) return new Response("too large", { status: 413 });
         const { model, stream } = requestModel(body);
         if (!kept) {
           kept = true;
