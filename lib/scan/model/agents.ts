@@ -1,0 +1,49 @@
+/**
+ * Agent listing entries as Claude Code writes them (`references/context-scan.md#loaded-figures`):
+ * `- name: description (Tools: …)`.
+ *
+ * @module
+ */
+
+import { scalar } from "../claude_text.ts";
+import type { RootLabel } from "../schema.ts";
+import { frontmatterOf } from "./read.ts";
+import { type LoadedSource, utf8 } from "./source.ts";
+
+/** The agent listing entry of the agent file `path`, or undefined when it lists none. */
+export function agentSource(
+  path: string,
+  root: RootLabel,
+  prefix: string,
+): LoadedSource | undefined {
+  const fields = frontmatterOf(path);
+  const name = scalar(fields.get("name"));
+  const description = scalar(fields.get("description"));
+  if (name === undefined || name === "" || description === undefined || description === "") {
+    return undefined;
+  }
+  const tools = fields.get("tools");
+  const disallowed = fields.get("disallowedTools");
+  const list = (v: unknown) =>
+    (typeof v === "string" ? v.split(",") : Array.isArray(v) ? v : []).map((s) => String(s).trim())
+      .filter((s) => s !== "");
+  const allowed = list(tools);
+  const denied = list(disallowed);
+  const toolText = allowed.length > 0
+    ? allowed.join(", ")
+    : denied.length > 0
+    ? `All tools except ${denied.join(", ")}`
+    : "All tools";
+  const entry = `- ${prefix}${name}: ${description} (Tools: ${toolText})\n`;
+  return {
+    path,
+    root,
+    category: "agents",
+    kind: "field:description",
+    loading: "agent-listing",
+    potential: utf8(entry),
+    loaded: utf8(entry),
+    limits: new Set(),
+    name: `${prefix}${name}`,
+  };
+}

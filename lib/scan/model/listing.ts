@@ -1,0 +1,147 @@
+/**
+ * Skill and command listing entries as Claude Code writes them (`references/context-scan.md#loaded-figures`):
+ * `- name: description`, the description from the frontmatter (or the body's first line), capped;
+ * skills one level below a `skills` folder, commands every `*.md` below a `commands` folder.
+ *
+ * @module
+ */
+
+import { basename, dirname } from "../../paths.ts";
+import { parseFrontmatter, scalar, splitFrontmatter } from "../claude_text.ts";
+import { SKILL_LISTING } from "../loading_rules.ts";
+import type { LimitCode, Loading, RootLabel } from "../schema.ts";
+import { frontmatterOf, isFile, listNames, markdownBelow, readText } from "./read.ts";
+import { type LoadedSource, utf8 } from "./source.ts";
+
+/**
+ * The listing entry bytes of a `SKILL.md` outside Claude Code's layout, as it would be listed
+ * (`- dir: description\n`, uncapped): the potential of its listing row; 0 when it lists nothing.
+ */
+export function skillListingPotential(path: string): number {
+  const dir = basename(dirname(path));
+  return listingEntry(path, dir, "project", "skill-listing", true, true)?.source.potential ?? 0;
+}
+
+/** One listing entry before the budget. */
+export interface Entry {
+  readonly source: LoadedSource;
+  /** `- name`. */
+  readonly nameOnly: string;
+  /** `- name: description` (cut at the cap). */
+  readonly full: string;
+}
+
+/** The description a skill or command lists, or undefined when it lists none. */
+function listedDescription(
+  fields: Map<string, unknown>,
+  body: string,
+  fallbackToBody: boolean,
+): string | undefined {
+  // Each run of tabs, carriage returns and newlines becomes one space; spaces stay as they are.
+  const collapse = (s: string) => s.replace(/[\t\r\n]+/g, " ").trim();
+  const described = scalar(fields.get("description") as string | string[] | undefined);
+  let description = described === undefined ? "" : collapse(described);
+  if (description === "" && fallbackToBody) {
+    const first = body.split("\n").find((l) => l.trim() !== "");
+    description = first === undefined ? "" : collapse(first.replace(/^\s*#+\s*/, ""));
+  }
+  const when = scalar(fields.get("when_to_use") as string | string[] | undefined);
+  const whenText = when === undefined ? "" : collapse(when);
+  if (description === "" && whenText === "") return undefined;
+  return whenText === "" ? description : `${description} - ${whenText}`;
+}
+
+function cut(description: string): { text: string; capped: boolean } {
+  const max = SKILL_LISTING.maxChars;
+  return description.length > max
+    ? { text: `${description.slice(0, max - 1)}…`, capped: true }
+    : { text: description, capped: false };
+}
+
+function isTrue(value: unknown): boolean {
+  return value === "true" || value === "True" || value === "yes";
+}
+
+function listingEntry(
+  path: string,
+  shownName: string,
+  root: RootLabel,
+  loading: Loading,
+  fallbackToBody: boolean,
+  evenIfDisabled = false,
+): Entry | undefined {
+  const read = readText(path);
+  if (read.kind !== "text") return undefined;
+  const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
+  const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
+  if (!evenIfDisabled && isTrue(fields.get("disable-model-invocation"))) return undefined;
+  const description = listedDescription(fields, split.body, fallbackToBody);
+  if (description === undefined) return undefined;
+  const listed = cut(description);
+  const nameOnly = `- ${shownName}`;
+  const full = `${nameOnly}: ${listed.text}`;
+  const limits = new Set<LimitCode>(listed.capped ? ["description-capped"] : []);
+  return {
+    nameOnly,
+    full,
+    source: {
+      path,
+      root,
+      category: "skills",
+      kind: "field:description",
+      loading,
+      potential: utf8(`${nameOnly}: ${description}\n`),
+      loaded: utf8(`${full}\n`),
+      limits,
+      name: shownName,
+    },
+  };
+}
+
+/** The skills of a `skills` folder: `<dir>/SKILL.md`, one level. */
+export function skillEntries(
+  dir: string,
+  root: RootLabel,
+  prefix: string,
+  considered: Set<string>,
+): Entry[] {
+  const out: Entry[] = [];
+  for (const entry of listNames(dir)) {
+    const path = `${dir}/${entry.name}/SKILL.md`;
+    if (!isFile(path)) continue;
+    considered.add(path);
+    const name = `${prefix}${entry.name}`;
+    const fields = frontmatterOf(path);
+    const own = scalar(fields.get("name"));
+    const shown = own !== undefined && own !== "" && own !== entry.name &&
+        /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(own)
+      ? `${name} (${prefix}${own})`
+      : name;
+    const e = listingEntry(path, shown, root, "skill-listing", true);
+    if (e !== undefined) out.push(e);
+  }
+  return out;
+}
+
+/** The commands of a `commands` folder: every `**\/*.md`, named `a:b` for `a/b.md`. */
+export function commandFiles(dir: string): { path: string; name: string }[] {
+  return markdownBelow(dir).map((path) => ({
+    path,
+    name: path.slice(dir.length + 1, -3).replaceAll("/", ":"),
+  }));
+}
+
+/** The listing entries of `files` (commands), each named `prefix` + its name. */
+export function commandEntries(
+  files: { path: string; name: string; root: RootLabel }[],
+  prefix: string,
+): Entry[] {
+  const out: Entry[] = [];
+  for (const f of files) {
+    const name = `${prefix}${f.name}`;
+    // A project or global command without a description lists its first line; a plugin's is absent.
+    const e = listingEntry(f.path, name, f.root, "command-listing", prefix === "");
+    if (e !== undefined) out.push(e);
+  }
+  return out;
+}
