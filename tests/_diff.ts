@@ -28,6 +28,11 @@ export interface Fixture {
   readonly setup?: (base: string) => void;
   /** Run SessionStart hooks in the observation (default: off, as `--observe` runs). */
   readonly hooks?: boolean;
+  /**
+   * Files of the managed policy folder (`/etc/claude-code` as Claude Code sees it: an overlay in
+   * the observation's own mount namespace; the model reads them from `<base>/managed`).
+   */
+  readonly managed?: Files;
 }
 
 /** Claude Code's project folder name, written out here independently of the model. */
@@ -105,6 +110,20 @@ export interface Sides {
   builtinsCut: string[];
   /** Hooks' context: all of it as one source (`hooks`), when there is any. */
   hooks: Map<string, number>;
+  /** The output style's section and reminder line, as one source. */
+  style: Map<string, number>;
+}
+
+/** Empty sides. */
+export function noSides(): Sides {
+  return {
+    memory: new Map(),
+    skills: new Map(),
+    agents: new Map(),
+    builtinsCut: [],
+    hooks: new Map(),
+    style: new Map(),
+  };
 }
 
 /** A listing's heading part (its label is `heading`, which a skill may be named too). */
@@ -112,18 +131,36 @@ export function isHeading(text: string): boolean {
   return text.startsWith("The following skills") || text.startsWith("Available agent types");
 }
 
-export function observedSides(request: ObservedRequest, builtin: Sides): Sides {
-  const sides: Sides = {
-    memory: new Map(),
-    skills: new Map(),
-    agents: new Map(),
-    builtinsCut: [],
-    hooks: new Map(),
-  };
+/**
+ * An instruction file's key on both sides: its real path (a file reached through a link is the file
+ * it reaches), with the managed policy folder Claude Code names `/etc/claude-code` read as the
+ * fixture's own.
+ */
+function realKey(path: string, managed?: string): string {
+  const named = managed !== undefined && path.startsWith(`${MANAGED_AS_SEEN}/`)
+    ? `${managed}${path.slice(MANAGED_AS_SEEN.length)}`
+    : path;
+  try {
+    return Deno.realPathSync(named);
+  } catch {
+    return named;
+  }
+}
+
+/** Where Claude Code looks for the managed policy on Linux. */
+export const MANAGED_AS_SEEN = "/etc/claude-code";
+
+export function observedSides(request: ObservedRequest, builtin: Sides, managed?: string): Sides {
+  const sides = noSides();
   for (const p of request.parts) {
-    if (p.category === "memory-files" && p.path !== undefined) sides.memory.set(p.path, p.bytes);
+    if (p.category === "memory-files" && p.path !== undefined) {
+      sides.memory.set(realKey(p.path, managed), p.bytes);
+    }
     // SessionStart hooks' output (it opens the system-role message; request.ts makes it `hooks`).
     if (p.category === "hooks") sides.hooks.set("hooks", (sides.hooks.get("hooks") ?? 0) + p.bytes);
+    if (p.label === "output style") {
+      sides.style.set("output style", (sides.style.get("output style") ?? 0) + p.bytes);
+    }
     if ((p.category === "skills" || p.category === "agents") && !isHeading(p.text)) {
       const map = p.category === "skills" ? sides.skills : sides.agents;
       const own = (p.category === "skills" ? builtin.skills : builtin.agents).get(p.label);
@@ -135,17 +172,14 @@ export function observedSides(request: ObservedRequest, builtin: Sides): Sides {
 }
 
 export function scannedSides(doc: ScanDocument, builtinsCut: readonly string[] = []): Sides {
-  const sides: Sides = {
-    memory: new Map(),
-    skills: new Map(),
-    agents: new Map(),
-    builtinsCut: [],
-    hooks: new Map(),
-  };
+  const sides = noSides();
   sides.builtinsCut.push(...builtinsCut);
   for (const row of doc.files) {
     if (row.tier !== "always-on" || (row.loaded_bytes ?? 0) === 0) continue;
-    if (row.category === "memory-files") sides.memory.set(row.path, row.loaded_bytes!);
+    if (row.category === "memory-files") sides.memory.set(realKey(row.path), row.loaded_bytes!);
+    if (row.category === "system-prompt") {
+      sides.style.set("output style", (sides.style.get("output style") ?? 0) + row.loaded_bytes!);
+    }
     if (row.category === "skills") sides.skills.set(row.name ?? row.path, row.loaded_bytes!);
     if (row.category === "agents") sides.agents.set(row.name ?? row.path, row.loaded_bytes!);
     if (row.category === "hooks") {
@@ -155,31 +189,15 @@ export function scannedSides(doc: ScanDocument, builtinsCut: readonly string[] =
   return sides;
 }
 
-export function agree(a: number, b: number): boolean {
-  return Math.abs(a - b) <= 2 || Math.abs(a - b) <= 0.01 * Math.max(a, b);
-}
-
-/** The sources both sides have whose sizes differ at all (within the tolerance or not). */
-export function inexact(observed: Sides, scanned: Sides): string[] {
-  const out: string[] = [];
-  for (const group of ["memory", "skills", "agents", "hooks"] as const) {
-    for (const [k, v] of observed[group]) {
-      const mine = scanned[group].get(k);
-      if (mine !== undefined && mine !== v) out.push(`${group} ${k}: ${v} vs ${mine}`);
-    }
-  }
-  return out;
-}
-
 /** Every disagreement between the two sides, one line each (empty: they agree). */
 export function disagreements(observed: Sides, scanned: Sides): string[] {
   const out: string[] = [];
-  for (const group of ["memory", "skills", "agents", "hooks"] as const) {
+  for (const group of ["memory", "skills", "agents", "hooks", "style"] as const) {
     const o = observed[group];
     const s = scanned[group];
     for (const [k, v] of o) {
       if (!s.has(k)) out.push(`${group} ${k}: Claude Code ${v} bytes, ctxkit none`);
-      else if (!agree(v, s.get(k)!)) {
+      else if (v !== s.get(k)!) {
         out.push(`${group} ${k}: Claude Code ${v}, ctxkit ${s.get(k)}`);
       }
     }
@@ -201,6 +219,10 @@ export interface Built {
   home: string;
   configDir: string;
   pluginDirs: string[];
+  /** The fixture's managed policy folder (absent when it has none). */
+  managed?: string;
+  /** The overlay's upper folder holding `claude-code/` (the managed folder's parent). */
+  managedUpper?: string;
 }
 
 export function build(fixture: Fixture): Built {
@@ -208,14 +230,20 @@ export function build(fixture: Fixture): Built {
   for (const d of ["proj", "cfg", "home"]) Deno.mkdirSync(`${base}/${d}`, { recursive: true });
   writeTree(base, fixture.files(base));
   const root = `${base}/${fixture.cwd ?? "proj"}`;
-  Deno.mkdirSync(root, { recursive: true });
+  const managed = fixture.managed === undefined ? undefined : `${base}/managed/claude-code`;
+  if (managed !== undefined) {
+    Deno.mkdirSync(managed, { recursive: true });
+    writeTree(managed, fixture.managed!);
+  }
   fixture.setup?.(base);
+  Deno.mkdirSync(root, { recursive: true });
   return {
     base,
     root,
     home: `${base}/home`,
     configDir: `${base}/cfg`,
     pluginDirs: (fixture.pluginDirs ?? []).map((p) => `${base}/${p}`),
+    ...(managed === undefined ? {} : { managed, managedUpper: `${base}/managed` }),
   };
 }
 
@@ -228,6 +256,8 @@ export function scanned(built: Built, env: Readonly<Record<string, string>> = {}
     home: built.home,
     pluginDirs: built.pluginDirs,
     budgetOverride: env.SLASH_COMMAND_TOOL_CHAR_BUDGET,
+    // No fixture's model reads the machine's own managed policy.
+    managed: built.managed ?? `${built.base}/no-managed-policy`,
   };
   const doc = scanRoots({ project: built.root, global: built.configDir }, {
     global: true,
@@ -255,6 +285,7 @@ export async function observed(
     pluginDirs: built.pluginDirs,
     env,
     hooks,
+    ...(built.managedUpper === undefined ? {} : { managedOverlay: built.managedUpper }),
   })).request;
 }
 
@@ -280,14 +311,93 @@ export function builtins(claude: string): Promise<Sides> {
   baseline ??= (async () => {
     const empty = build({ name: "empty", files: () => ({}) });
     const request = await observed(claude, empty);
-    const none: Sides = {
-      memory: new Map(),
-      skills: new Map(),
-      agents: new Map(),
-      builtinsCut: [],
-      hooks: new Map(),
-    };
-    return observedSides(request, none);
+    return observedSides(request, noSides());
   })();
   return baseline;
+}
+
+/** One plugin of an installed-plugins layout. */
+export interface InstalledSpec {
+  /** The plugin's name (its id is `name@marketplace`). */
+  readonly name: string;
+  /** Its files, relative to its folder. */
+  readonly files: Files;
+  /** Its `.claude-plugin/plugin.json` (default `{name, version}`; `false`: none). */
+  readonly manifest?: Record<string, unknown> | false;
+  /** Fields of its marketplace entry besides `name` and `source` (or `source` itself). */
+  readonly entry?: Record<string, unknown>;
+  /** The install record's `installPath` (default: the cache folder the layout writes). */
+  readonly installPath?: string;
+  /** Extra fields of the install record (`scope`, `projectPath`). */
+  readonly record?: Record<string, unknown>;
+  /** No install record at all. */
+  readonly notInstalled?: boolean;
+}
+
+/**
+ * The files Claude Code keeps for installed plugins (observed on 2.1.328 by running
+ * `claude plugin marketplace add` and `claude plugin install` offline): the marketplace checkout
+ * `cfg/plugins/marketplaces/<mk>/.claude-plugin/marketplace.json`, each plugin's copy in
+ * `cfg/plugins/cache/<mk>/<name>/1.0.0/`, `cfg/plugins/installed_plugins.json` (version 2) and
+ * `cfg/plugins/known_marketplaces.json`. A `directory` marketplace is a folder of the base
+ * (`<mk>-src/`) holding the plugins' own folders; Claude Code reads plugins from there.
+ */
+export function installedLayout(
+  base: string,
+  marketplaces: Record<string, { plugins: InstalledSpec[]; source?: "github" | "directory" }>,
+): Files {
+  const files: Files = {};
+  const records: Record<string, unknown[]> = {};
+  const known: Record<string, unknown> = {};
+  for (const [mk, { plugins, source = "github" }] of Object.entries(marketplaces)) {
+    const location = source === "github" ? `cfg/plugins/marketplaces/${mk}` : `${mk}-src`;
+    const entries = plugins.map((p) => ({
+      name: p.name,
+      source: `./plugins/${p.name}`,
+      ...p.entry,
+    }));
+    files[`${location}/.claude-plugin/marketplace.json`] = JSON.stringify({
+      name: mk,
+      owner: { name: "ctxkit tests" },
+      plugins: entries,
+    });
+    for (const p of plugins) {
+      const dir = source === "github"
+        ? `cfg/plugins/cache/${mk}/${p.name}/1.0.0`
+        : `${location}/plugins/${p.name}`;
+      if (p.manifest !== false) {
+        files[`${dir}/.claude-plugin/plugin.json`] = JSON.stringify(
+          p.manifest ?? { name: p.name, version: "1.0.0" },
+        );
+      }
+      for (const [rel, text] of Object.entries(p.files)) files[`${dir}/${rel}`] = text;
+      if (p.notInstalled) continue;
+      records[`${p.name}@${mk}`] = [{
+        scope: "user",
+        installPath: p.installPath ?? `${base}/${dir}`,
+        version: "1.0.0",
+        installedAt: "2026-01-01T00:00:00.000Z",
+        lastUpdated: "2026-01-01T00:00:00.000Z",
+        ...p.record,
+      }];
+    }
+    known[mk] = {
+      source: source === "github"
+        ? { source: "github", repo: `ctxkit-tests/${mk}` }
+        : { source: "directory", path: `${base}/${location}` },
+      installLocation: `${base}/${location}`,
+      lastUpdated: "2026-01-01T00:00:00.000Z",
+    };
+  }
+  files["cfg/plugins/installed_plugins.json"] = JSON.stringify({ version: 2, plugins: records });
+  files["cfg/plugins/known_marketplaces.json"] = JSON.stringify(known);
+  return files;
+}
+
+/** A settings file enabling `ids` (`true`) or naming them off (`false`). */
+export function enabling(
+  ids: Record<string, boolean>,
+  extra: Record<string, unknown> = {},
+): string {
+  return JSON.stringify({ enabledPlugins: ids, ...extra });
 }

@@ -13,14 +13,13 @@
  */
 import assert from "node:assert/strict";
 import { makeTempDir } from "./_helpers.ts";
-import { observedClaude } from "./_claude.ts";
+import { observedClaude, observedVersion } from "./_claude.ts";
 import {
   build,
   type Built,
   builtins,
   disagreements,
   type Fixture,
-  inexact,
   isHeading,
   observed,
   observedSides,
@@ -29,9 +28,10 @@ import {
 } from "./_diff.ts";
 import { TEXT_FIXTURES } from "./_diff_fixtures_text.ts";
 import { LISTING_FIXTURES } from "./_diff_fixtures_listing.ts";
+import { SETUP_FIXTURES } from "./_diff_fixtures_setups.ts";
 import { LISTING_BUDGET, LOADING_RULES } from "../lib/scan/loading_rules.ts";
 
-const FIXTURES: Fixture[] = [...TEXT_FIXTURES, ...LISTING_FIXTURES];
+const FIXTURES: Fixture[] = [...TEXT_FIXTURES, ...LISTING_FIXTURES, ...SETUP_FIXTURES];
 
 Deno.test("differential: every rule names fixtures that exist, and every fixture observes a rule", () => {
   const names = FIXTURES.map((f) => f.name);
@@ -82,20 +82,19 @@ Deno.test(`differential: ${FIXTURES.length} fixtures agree with the pinned Claud
     const built = build(fixture);
     const s = scanned(built, fixture.env);
     const request = await observed(claude, built, fixture.env, fixture.hooks);
-    const o = observedSides(request, builtin);
+    const o = observedSides(request, builtin, built.managed);
     if (!fixture.hooks) s.hooks.clear(); // the observation ran no hook, as --observe by default
-    const size = o.memory.size + o.skills.size + o.agents.size + o.hooks.size;
+    const size = o.memory.size + o.skills.size + o.agents.size + o.hooks.size + o.style.size;
     return {
       name: fixture.name,
       size,
-      inexact: inexact(o, s).map((l) => l.replaceAll(built.base, "")),
       problems: disagreements(o, s).map((l) => l.replaceAll(built.base, "")),
     };
   }));
   const sources = results.reduce((n, r) => n + r.size, 0);
-  const off = results.flatMap((r) => r.inexact.map((l) => `${r.name}: ${l}`));
-  console.log(`${sources} sources compared, ${sources - off.length} byte for byte`);
-  for (const line of off) console.log(`  within tolerance only: ${line}`);
+  console.log(`${sources} sources compared byte for byte (Claude Code ${observedVersion()})`);
+  // One line per fixture that disagrees (the drift task reads them: `scripts/drift.ts`).
+  for (const r of results) if (r.problems.length > 0) console.log(`DRIFT: ${r.name}`);
   const failures = results.filter((r) => r.problems.length > 0);
   assert.deepEqual(
     failures.map((r) => `${r.name}:\n  ${r.problems.join("\n  ")}`),
@@ -166,7 +165,6 @@ Deno.test("differential: real public repositories, as a project and as a --plugi
       const s = scanned(built);
       s.hooks.clear(); // observed without hooks: a plugin's hook output is not compared
       for (const line of disagreements(o, s)) problems.push(`${repo} as ${how}: ${line}`);
-      for (const line of inexact(o, s)) console.log(`  within tolerance only: ${line}`);
       console.log(
         `${
           repo.slice(repo.lastIndexOf("/") + 1)

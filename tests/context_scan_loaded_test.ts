@@ -45,6 +45,7 @@ const EXAMPLE_LOADED = `{
     "grand": {"files": 15, "bytes": 442, "tokens": 104, "loaded": {"files": 9, "bytes": 319, "tokens": 76}}
   },
   "categories": {
+    "system-prompt": {"files": 0, "bytes": 0, "tokens": 0},
     "memory-files": {"files": 4, "bytes": 69, "tokens": 16},
     "skills": {"files": 0, "bytes": 0, "tokens": 0},
     "agents": {"files": 1, "bytes": 59, "tokens": 14},

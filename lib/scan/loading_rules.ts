@@ -138,9 +138,62 @@ export const AGENT_LISTING: LoadingRule = rule(
 
 /** Plugins. */
 export const PLUGINS: LoadingRule = rule(
-  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands; a skill named apart from its folder reads plugin:folder (plugin:name), an agent in a subfolder plugin:sub:name; its CLAUDE.md does not load",
-  "plugin-as-project, plugin-dir, plugin-dir-two, plugin-names, combined",
+  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands: first every plugin's commands (--plugin-dir folders, then installed plugins, in order), then every plugin's skills; a skill named apart from its folder reads plugin:folder (plugin:name), an agent in a subfolder plugin:sub:name; a plugin agent's description loses its final newline; its CLAUDE.md does not load",
+  "plugin-as-project, plugin-dir, plugin-dir-two, plugin-names, combined, installed-order, plugin-agent-folded",
 );
+
+/** A plugin's manifest paths. */
+export const PLUGIN_MANIFEST: LoadingRule = rule(
+  "plugin.json commands and agents (a path or a list) replace the default commands/ and agents/ folders (a commands path may be a folder); an agents path that is a folder drops the whole plugin; skills paths (a skill folder or a folder of them) add to the default skills/ folder; a plugin with neither but a SKILL.md of its own is one skill named after its folder (anything but letters, digits, - and _ as -)",
+  "plugin-manifest-*, plugin-root-skill",
+);
+
+/** Installed plugins. */
+export const INSTALLED_PLUGINS: LoadingRule = rule(
+  "a plugin name@mk loads like a --plugin-dir when the merged settings enable it (enabledPlugins: user, project, local, managed; a later false wins; order of first mention), G/plugins/installed_plugins.json has a record for it that applies (scope user, or project/local with this projectPath), G/plugins/known_marketplaces.json knows mk and its catalog (installLocation/.claude-plugin/marketplace.json) lists it; its folder is the record's installPath (one under another .../plugins/cache/ whose plugins folder is gone is read below G/plugins/), or for a directory marketplace the entry's source in that folder; a catalog entry's commands/agents/skills stand in for plugin.json's, and one rooted at the marketplace (source ./) that lists skills loads only those",
+  "installed-*",
+);
+
+/** Settings that shape loading. */
+export const SETTINGS: LoadingRule = rule(
+  "claudeMdExcludes of every settings file (globs as picomatch with dot, or absolute paths, against the absolute path) keep user, project and local instruction files out (the managed policy's and MEMORY.md stay); env in settings sets the listing budget over the process's SLASH_COMMAND_TOOL_CHAR_BUDGET; SessionStart hooks of user, project and local settings inject like a plugin's (a JSON hookSpecificOutput.additionalContext as `SessionStart hook additional context: <text>`), UserPromptSubmit hooks as `UserPromptSubmit hook success: <output>`; outputStyle names .claude/output-styles/*.md (or G/output-styles) by its name: `# Output Style: <name>`, its body and a reminder line",
+  "excludes, settings-*, output-style",
+);
+
+/** The managed policy. */
+export const MANAGED_POLICY: LoadingRule = rule(
+  "the managed policy folder (/etc/claude-code; /Library/Application Support/ClaudeCode on macOS; C:\\Program Files\\ClaudeCode on Windows) gives CLAUDE.md (its imports not followed), .claude/rules/**/*.md and .claude/skills/*/SKILL.md, first",
+  "managed",
+);
+
+/** Where Claude Code looks from a start directory. */
+export const PATHS: LoadingRule = rule(
+  "a project opened through a link is walked and named from its physical path; skills, commands and agents are listed from the start directory up to its git root only (instruction files and rules above it still load); in a git worktree auto-memory is the main checkout's slug, and a worktree nested in its main checkout gets only the main checkout's CLAUDE.local.md",
+  "link-root, git-root-listing, worktree, worktree-nested",
+);
+
+/** Frontmatter as Claude Code's YAML reader reads it. */
+export const FRONTMATTER: LoadingRule = rule(
+  'the last of duplicate keys wins; an indented only key still counts; paths: {**}, a number or ~ load unconditionally; a plain scalar ends at ` #`; a list-valued description falls back to the body; a first body line `##` lists as `##`; a command with neither description nor body lists `Custom command`; disable-model-invocation 1/true/yes/on hides; a name a:b lists as dir (a:b); a when_to_use block keeps its trailing space; a |+ description keeps its blank lines; tools "*" is All tools; disallowedTools are taken out of tools',
+  "yaml-duplicate-keys, rules-paths-quirks, skills-frontmatter-quirks, commands-custom, agents-frontmatter-quirks",
+);
+
+/**
+ * Two agents of one name in one folder: which one lists is version-dependent, recorded here as
+ * data (`drift`), never guessed; the model follows {@linkcode OBSERVED_ON}'s.
+ */
+export const AGENT_NAME_CLASH: LoadingRule & {
+  readonly drift: Readonly<Record<string, string>>;
+} = {
+  ...rule(
+    "of two agents of one name in one folder the alphabetically last file is listed",
+    "agents-same-name",
+  ),
+  drift: {
+    "2.1.328": "the last in directory order (the file system's listing order)",
+    "2.1.332": "the alphabetically last file",
+  },
+};
 
 /** A plugin's SessionStart hooks. */
 export const PLUGIN_HOOKS: LoadingRule = rule(
@@ -161,6 +214,13 @@ export const LOADING_RULES: readonly LoadingRule[] = [
   AGENT_LISTING,
   PLUGINS,
   PLUGIN_HOOKS,
+  PLUGIN_MANIFEST,
+  INSTALLED_PLUGINS,
+  SETTINGS,
+  MANAGED_POLICY,
+  PATHS,
+  FRONTMATTER,
+  AGENT_NAME_CLASH,
 ];
 
 /** The Claude Code version the model is "as of". */
@@ -186,4 +246,5 @@ export const LIMIT_MEANINGS: Readonly<Record<LimitCode, string>> = {
   "hook-runtime": "hook output is known only at run time",
   "estimated-large-file": "over 8 MiB: shown bytes estimated, not exact",
   unreadable: "not readable again; potential figure kept",
+  excluded: "matched by claudeMdExcludes: not loaded",
 };

@@ -5,10 +5,10 @@
  * @module
  */
 
-import { gitToplevel } from "../../git.ts";
 import { memoryIndexText, shownText } from "../claude_text.ts";
 import { MEMORY_INDEX } from "../loading_rules.ts";
 import type { LimitCode } from "../schema.ts";
+import type { Places } from "./places.ts";
 import { readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";
 
@@ -31,17 +31,21 @@ export function projectSlug(path: string): string {
   return `${slug.slice(0, MEMORY_INDEX.maxSlug)}-${Math.abs(hash).toString(36)}`;
 }
 
-/** The auto-memory folder Claude Code reads for `project` (its git top-level, else itself). */
-export function memoryFolder(global: string, project: string): string {
-  return `${global}/projects/${projectSlug(gitToplevel(project) ?? project)}/memory`;
+/**
+ * The auto-memory folder Claude Code reads from `places`: its main checkout's (a worktree), else its
+ * git root's, else the start directory's.
+ */
+export function memoryFolder(global: string, places: Places): string {
+  const owner = places.mainCheckout ?? places.gitRoot ?? places.project;
+  return `${global}/projects/${projectSlug(owner)}/memory`;
 }
 
 /** `MEMORY.md` of `project`'s memory folder as a source (none when it sends nothing). */
 export function memoryIndexSource(
   global: string,
-  project: string,
+  places: Places,
 ): { source: LoadedSource | undefined; memoryDir: string } {
-  const memoryDir = memoryFolder(global, project);
+  const memoryDir = memoryFolder(global, places);
   const memory = `${memoryDir}/MEMORY.md`;
   const read = readText(memory);
   if (read.kind === "text") {

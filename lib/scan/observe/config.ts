@@ -15,7 +15,7 @@
 import { isAbsent, osReason } from "../../_fs/errors.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { createFileExclusive } from "../../_fs/write.ts";
-import { ClaudeSettingsSchema } from "../schema.ts";
+import { ClaudeSettingsSchema } from "../claude_schema.ts";
 
 /** What of the global root is copied (relative paths; `projects/<slug>/memory` is added per slug). */
 export const COPIED_ENTRIES: readonly string[] = [
