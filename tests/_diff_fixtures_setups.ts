@@ -324,12 +324,16 @@ export const SETUP_FIXTURES: Fixture[] = [
   },
   {
     name: "link-root",
-    cwd: "link/proj",
-    setup: (b) => Deno.symlinkSync(`${b}/real`, `${b}/link`),
-    files: () => ({
+    cwd: "elsewhere/link",
+    setup: (b) => Deno.symlinkSync(`${b}/real/proj`, `${b}/elsewhere/link`),
+    files: (b) => ({
+      "elsewhere/CLAUDE.md": "the link's own parent: not loaded\n",
+      "elsewhere/.claude/skills/ls/SKILL.md": skill("beside the link: not listed"),
       "real/CLAUDE.md": "the physical parent: loaded\n",
       "real/proj/CLAUDE.md": "project through a link\n",
-      "real/proj/.claude/skills/ls/SKILL.md": skill("a skill through a link"),
+      "real/.claude/skills/ps/SKILL.md": skill("the physical parent's skill"),
+      [`${memory(b, "real/proj")}/MEMORY.md`]: "the physical path's memory\n",
+      [`${memory(b, "elsewhere/link")}/MEMORY.md`]: "the link's slug: not read\n",
     }),
   },
   {

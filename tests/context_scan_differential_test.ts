@@ -12,7 +12,7 @@
  * be installed.
  */
 import assert from "node:assert/strict";
-import { makeTempDir } from "./_helpers.ts";
+import { makeTempDir, writeTree } from "./_helpers.ts";
 import { observedClaude, observedVersion } from "./_claude.ts";
 import {
   build,
@@ -121,11 +121,26 @@ function realRepos(): string[] | string {
   }
 }
 
+/** A repository's marketplace catalog entries with a folder source, or none. */
+function catalogOf(repo: string): { name: string; source: string; version?: string }[] {
+  try {
+    const catalog = JSON.parse(
+      Deno.readTextFileSync(`${repo}/.claude-plugin/marketplace.json`),
+    ) as { plugins?: { name: string; source: unknown; version?: string }[] };
+    return (catalog.plugins ?? []).filter((p) => typeof p.source === "string")
+      .map((p) => ({ name: p.name, source: p.source as string, version: p.version }));
+  } catch {
+    return [];
+  }
+}
+
 /**
- * The plugins a repository holds: the folders (itself, or one level down, as a marketplace
- * repository keeps them) with a `.claude-plugin/plugin.json`; the repository itself when none.
+ * The plugins a repository holds: its marketplace catalog's folders, else the folders (itself, or
+ * one level down) with a `.claude-plugin/plugin.json`; the repository itself when none.
  */
 function pluginsOf(repo: string): string[] {
+  const listed = catalogOf(repo).map((p) => new URL(p.source, `file://${repo}/`).pathname);
+  if (listed.length > 0) return [...new Set(listed.map((d) => d.replace(/\/$/, "")))];
   const has = (dir: string) => {
     try {
       return Deno.statSync(`${dir}/.claude-plugin/plugin.json`).isFile;
@@ -139,7 +154,67 @@ function pluginsOf(repo: string): string[] {
   return below.length > 0 ? below : [repo];
 }
 
-Deno.test("differential: real public repositories, as a project and as a --plugin-dir", async () => {
+/** `from` copied to `to` without its `.git`. */
+function copyTree(from: string, to: string): void {
+  Deno.mkdirSync(to, { recursive: true });
+  const out = new Deno.Command("cp", { args: ["-R", `${from}/.`, to], stderr: "piped" })
+    .outputSync();
+  if (!out.success) throw new Error(`cp ${from}: ${new TextDecoder().decode(out.stderr)}`);
+  try {
+    Deno.removeSync(`${to}/.git`, { recursive: true });
+  } catch { /* none */ }
+}
+
+/**
+ * A config folder below `dir` where every plugin of `repo`'s marketplace is installed and enabled,
+ * as `claude plugin marketplace add <owner>/<name>` and `claude plugin install` leave it (the
+ * marketplace checkout, a cache copy per plugin, the two lists, `enabledPlugins`); the config folder.
+ */
+function installAll(repo: string, dir: string): string {
+  const cfg = `${dir}/cfg`;
+  const catalog = JSON.parse(
+    (() => {
+      try {
+        return Deno.readTextFileSync(`${repo}/.claude-plugin/marketplace.json`);
+      } catch {
+        return '{"name":"none","plugins":[]}';
+      }
+    })(),
+  ) as { name: string };
+  const market = `${cfg}/plugins/marketplaces/${catalog.name}`;
+  copyTree(repo, market);
+  const records: Record<string, unknown> = {};
+  const enabled: Record<string, boolean> = {};
+  for (const p of catalogOf(repo)) {
+    const version = p.version ?? "1.0.0";
+    const path = `${cfg}/plugins/cache/${catalog.name}/${p.name}/${version}`;
+    copyTree(new URL(p.source, `file://${repo}/`).pathname.replace(/\/$/, ""), path);
+    const id = `${p.name}@${catalog.name}`;
+    records[id] = [{
+      scope: "user",
+      installPath: path,
+      version,
+      installedAt: "2026-01-01T00:00:00.000Z",
+      lastUpdated: "2026-01-01T00:00:00.000Z",
+    }];
+    enabled[id] = true;
+  }
+  const owner = repo.slice(repo.lastIndexOf("/") + 1).replace("+", "/");
+  writeTree(cfg, {
+    "plugins/installed_plugins.json": JSON.stringify({ version: 2, plugins: records }),
+    "plugins/known_marketplaces.json": JSON.stringify({
+      [catalog.name]: {
+        source: { source: "github", repo: owner },
+        installLocation: market,
+        lastUpdated: "2026-01-01T00:00:00.000Z",
+      },
+    }),
+    "settings.json": JSON.stringify({ enabledPlugins: enabled }),
+  });
+  return cfg;
+}
+
+Deno.test("differential: real public repositories, as a project, as --plugin-dir and as installed plugins", async () => {
   const repos = realRepos();
   if (typeof repos === "string") {
     console.log(`SKIP: ${repos}`);
@@ -160,7 +235,18 @@ Deno.test("differential: real public repositories, as a project and as a --plugi
       pluginDirs: [],
     };
     const asPlugin: Built = { ...asProject, root: `${base}/proj`, pluginDirs: pluginsOf(repo) };
-    for (const [how, built] of [["project", asProject], ["plugin", asPlugin]] as const) {
+    const asInstalled: Built = {
+      ...asProject,
+      root: `${base}/proj`,
+      configDir: installAll(repo, `${base}/installed`),
+    };
+    for (
+      const [how, built] of [
+        ["project", asProject],
+        ["plugin", asPlugin],
+        ["installed plugin", asInstalled],
+      ] as const
+    ) {
       const o = observedSides(await observed(claude, built), builtin);
       const s = scanned(built);
       s.hooks.clear(); // observed without hooks: a plugin's hook output is not compared

@@ -426,13 +426,14 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
       env,
     }),
   );
-  const plugin = doc.files.filter((f) => f.root === "plugin");
+  // (Each SKILL.md's listing row follows its per-invocation row: context_scan_loaded_setups_test.ts.)
+  const plugin = doc.files.filter((f) => f.root === "plugin" && f.tier === "always-on");
   assert.deepEqual(
     plugin.map((f) => [f.path.slice(base.length), f.loading, f.name, f.loaded_bytes, f.category]),
     [
-      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
       ["/plug/skills/alpha/SKILL.md", "skill-listing", "plug:alpha", 20, "skills"],
       ["/other/skills/beta/SKILL.md", "skill-listing", "other:beta", 19, "skills"],
+      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
       ["/plug/agents/pa.md", "agent-listing", "plug:pa", 38, "agents"],
       // "SessionStart:startup hook success: ready" and a blank line; the script's output is unknown
       ["/plug/hooks/hooks.json", "hook-context", undefined, 42, "hooks"],

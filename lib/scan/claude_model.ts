@@ -140,14 +140,14 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
   const pluginFiles: PluginFile[] = [];
   for (const { plugin, parts } of plugins) {
     // A plugin agent in a subfolder is namespaced by it too (`plugin:sub:name`).
+    for (const skill of parts.skills) {
+      pluginFiles.push({ path: skill.path, kind: "skill", userLevel: plugin.installed });
+    }
     for (const agent of parts.agents) {
       const prefix = `${plugin.name}:${agent.folders.map((f) => `${f}:`).join("")}`;
       const a = agentSource(agent.path, "plugin", prefix, true);
       if (a !== undefined) agents.push(mark(plugin, a));
       pluginFiles.push({ path: agent.path, kind: "agent", userLevel: plugin.installed });
-    }
-    for (const skill of parts.skills) {
-      pluginFiles.push({ path: skill.path, kind: "skill", userLevel: plugin.installed });
     }
     const hook = pluginHookSource(plugin.dir);
     if (hook !== undefined) hooks.push(mark(plugin, hook));

@@ -164,6 +164,7 @@ function rowJson(row: ScanRow): string {
   if (row.category !== undefined) json.category = row.category;
   if (row.name !== undefined) json.name = row.name;
   if (row.imported_by !== undefined) json.imported_by = row.imported_by;
+  if (row.resolves_to !== undefined) json.resolves_to = row.resolves_to;
   return compactJson(json);
 }
 

@@ -201,6 +201,33 @@ export const PLUGIN_HOOKS: LoadingRule = rule(
   "plugin-hooks-static",
 );
 
+/**
+ * Claude Code's own listing entries: what an empty project lists (the same on 2.1.328 and
+ * 2.1.332; the differential suite's empty fixture checks the skills against
+ * {@linkcode LISTING_BUDGET}). `--observe` calls only these built-in.
+ */
+export const BUILT_IN_ENTRIES: {
+  readonly skills: readonly string[];
+  readonly agents: readonly string[];
+} = {
+  skills: [
+    "dataviz",
+    "update-config",
+    "keybindings-help",
+    "code-review",
+    "simplify",
+    "fewer-permission-prompts",
+    "loop",
+    "claude-api",
+    "workflow-authoring",
+    "run",
+    "plugin-authoring",
+    "init",
+    "security-review",
+  ],
+  agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
+};
+
 /** Every rule, in the order the reference lists them. */
 export const LOADING_RULES: readonly LoadingRule[] = [
   INSTRUCTION_FILES,

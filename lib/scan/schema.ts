@@ -322,7 +322,8 @@ export interface ScanObservedSource {
     | "skill"
     | "command"
     | "agent"
-    | "hook";
+    | "hook"
+    | "output-style";
   /** The listing entry's name, the hook line's label, or (files) the real path. */
   name: string;
   /** The real file it came from; `null` for a built-in entry, a hook, or a file not found. */
@@ -354,6 +355,7 @@ export const ScanObservedSourceSchema = z.deferred(() =>
       "command",
       "agent",
       "hook",
+      "output-style",
     ]),
     name: z.string(),
     path: z.nullable(z.string()),

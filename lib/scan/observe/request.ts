@@ -149,6 +149,14 @@ export function entryName(line: string): string | undefined {
   return name.length > 0 && (!name.includes(" ") || /^\S+ \(\S+\)$/.test(name)) ? name : undefined;
 }
 
+/** Lines that open what follows a listing in the system-role message. */
+const LISTING_HEADS = [
+  "The following skills are available",
+  "Available agent types",
+  "The following deferred tools",
+  "When you launch multiple agents",
+];
+
 /** An agent entry's last line: it ends with the agent's tools. */
 const AGENT_ENTRY_END = /\(Tools: [^\n]*\)$/;
 
@@ -181,17 +189,29 @@ function splitListing(
         if (entryName(text.slice(end, stop)) !== undefined || end === stop) break;
         end = next === -1 ? text.length : next + 1;
       }
-    } else {
-      // Through the line that ends with the tools (one pass: each line is looked at once).
-      let line = at;
+    } else if (!AGENT_ENTRY_END.test(text.slice(at, lineEnd))) {
+      // Through the line that ends with the tools (a description may hold blank lines); an entry
+      // or a heading met first ends it at its first blank line, or right there. One pass.
+      let line = end;
+      let firstBlank = -1;
       for (;;) {
+        if (line >= text.length) {
+          end = firstBlank === -1 ? text.length : firstBlank;
+          break;
+        }
         const next = text.indexOf("\n", line);
         const stop = next === -1 ? text.length : next;
-        if (AGENT_ENTRY_END.test(text.slice(line, stop)) || next === -1) {
+        const content = text.slice(line, stop);
+        if (entryName(content) !== undefined || LISTING_HEADS.some((h) => content.startsWith(h))) {
+          end = firstBlank === -1 ? line : firstBlank;
+          break;
+        }
+        if (content === "" && firstBlank === -1) firstBlank = line;
+        if (AGENT_ENTRY_END.test(content)) {
           end = next === -1 ? text.length : next + 1;
           break;
         }
-        line = next + 1;
+        line = next === -1 ? text.length : next + 1;
       }
     }
     parts.push(part(category, name, text.slice(at, end)));
