@@ -76,13 +76,17 @@ export type PluginHooks = z.infer<typeof PluginHooksSchema>;
  * default folders.
  */
 export const PluginManifestSchema = z.deferred(() =>
-  z.looseObject({
-    name: z.optional(z.string()),
+  z.looseObject({ name: z.optional(z.string()), ...componentPaths() })
+);
+
+/** The component paths a manifest (or a marketplace entry standing in for one) may give. */
+function componentPaths() {
+  return {
     commands: z.optional(StringOrList),
     agents: z.optional(StringOrList),
     skills: z.optional(StringOrList),
-  })
-);
+  };
+}
 
 /** A parsed plugin manifest. */
 export type PluginManifest = z.infer<typeof PluginManifestSchema>;
@@ -128,9 +132,7 @@ export const MarketplaceEntrySchema = z.deferred(() =>
     name: z.string(),
     source: z.unknown(),
     strict: z.optional(z.boolean()),
-    commands: z.optional(StringOrList),
-    agents: z.optional(StringOrList),
-    skills: z.optional(StringOrList),
+    ...componentPaths(),
   })
 );
 

@@ -32,7 +32,7 @@ function rule(text: string, test: string): LoadingRule {
 
 /** Which instruction files load at start-up, in which directories. */
 export const INSTRUCTION_FILES: LoadingRule = rule(
-  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from the project and every parent directory; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load; a rule is named by its real path, and a project rule reached through a link leading outside the project does not load",
+  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from every directory from / down to the project's physical path; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load; a rule is named by its real path, and a project rule reached through a link leading outside the project does not load",
   "instruction-files, dot-claude-and-local, parents, subdirectory, layout-not-loaded, global-files, paths-outside-rules, links",
 );
 
@@ -98,7 +98,7 @@ export const MEMORY_INDEX: LoadingRule & {
 /** Skills and commands in the listing. */
 export const SKILL_LISTING: LoadingRule & { readonly maxChars: number } = {
   ...rule(
-    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent; of one name the first listed stays (global over project, the project over its parents, a skill over a command)",
+    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' (up to the git root) .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent; of one name the first listed stays (global over project, the project over its parents, a skill over a command)",
     "skills-*, commands, name-clashes",
   ),
   maxChars: 1536,
@@ -115,7 +115,7 @@ export const LISTING_BUDGET: LoadingRule & {
   };
 } = {
   ...rule(
-    "when the whole listing (entries joined by newlines, Claude Code's built-in skills included) exceeds the budget of 30,000 UTF-16 units (SLASH_COMMAND_TOOL_CHAR_BUDGET overrides it), the bundled built-ins stay whole, every other entry is counted as its name, and in listing order (user entries, then the built-in init and security-review) each keeps its description while the remaining budget allows",
+    "when the whole listing (entries joined by newlines, Claude Code's built-in skills included) exceeds the budget — SLASH_COMMAND_TOOL_CHAR_BUDGET from a settings file's env (it wins) or the environment, else Claude Code's own figure, 30,000 UTF-16 units for the default model — the bundled built-ins stay whole, every other entry is counted as its name, and in listing order (user entries, then the built-in init and security-review) each keeps its description while the remaining budget allows",
     "budget-*",
   ),
   chars: 30_000,

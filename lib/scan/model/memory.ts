@@ -48,6 +48,19 @@ export function memoryIndexSource(
   const memoryDir = memoryFolder(global, places);
   const memory = `${memoryDir}/MEMORY.md`;
   const read = readText(memory);
+  const source = (potential: number, loaded: number, limits: Set<LimitCode>) => ({
+    memoryDir,
+    source: {
+      path: memory,
+      root: "project" as const,
+      category: "memory-files" as const,
+      kind: "file" as const,
+      loading: "memory-index-limited" as const,
+      potential,
+      loaded,
+      limits,
+    },
+  });
   if (read.kind === "text") {
     const shown = shownText(read.text);
     const cut = memoryIndexText(shown.text);
@@ -55,35 +68,11 @@ export function memoryIndexSource(
     if (shown.frontmatterStripped) limits.add("frontmatter-stripped");
     if (shown.commentsHidden) limits.add("html-comments-hidden");
     if (cut.truncated) limits.add("memory-truncated");
-    if (cut.text !== "") {
-      return {
-        memoryDir,
-        source: {
-          path: memory,
-          root: "project",
-          category: "memory-files",
-          kind: "file",
-          loading: "memory-index-limited",
-          potential: read.size,
-          loaded: utf8(cut.text),
-          limits,
-        },
-      };
-    }
-  } else if (read.kind === "large" || read.kind === "unreadable") {
-    return {
-      memoryDir,
-      source: {
-        path: memory,
-        root: "project",
-        category: "memory-files",
-        kind: "file",
-        loading: "memory-index-limited",
-        potential: read.kind === "large" ? read.size : 0,
-        loaded: 0,
-        limits: new Set([read.kind === "large" ? "estimated-large-file" : "unreadable"]),
-      },
-    };
+    if (cut.text !== "") return source(read.size, utf8(cut.text), limits);
+  } else if (read.kind === "large") {
+    return source(read.size, 0, new Set(["estimated-large-file"]));
+  } else if (read.kind === "unreadable") {
+    return source(0, 0, new Set(["unreadable"]));
   }
   return { memoryDir, source: undefined };
 }
