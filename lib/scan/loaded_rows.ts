@@ -110,7 +110,10 @@ export function modelView(
       continue;
     }
     pluginRows.push({ ...row, tier: "per-invocation", loading: "invoked-skill" });
-    for (const ref of markdownBelow(`${dirname(f.path)}/references`)) {
+    // The folder's own path stands for its real one (no realpath a skill): a link below it is
+    // still resolved, so a loop through links ends.
+    const references = `${dirname(f.path)}/references`;
+    for (const ref of markdownBelow(references, new Set(), references)) {
       const refSize = fileSize(ref);
       if (refSize === undefined) continue;
       pluginRows.push({

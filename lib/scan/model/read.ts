@@ -6,12 +6,14 @@
  */
 
 import { isAbsent, rethrowPermission } from "../../_fs/errors.ts";
-import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
+import { readHead, ReadRefusedError } from "../../_fs/read.ts";
 import { dirname } from "../../paths.ts";
 import { compareUtf8 } from "../../sort.ts";
 import { parseFrontmatter, splitFrontmatter } from "../claude_text.ts";
 import { statFollow } from "../files.ts";
 import { LARGE_FILE_BYTES } from "./source.ts";
+
+const decoder = new TextDecoder();
 
 /** A file as the model reads it: its text, or why there is none. */
 export type TextRead =
@@ -23,8 +25,10 @@ export type TextRead =
 /** `path` read whole (up to {@linkcode LARGE_FILE_BYTES}), following links. */
 export function readText(path: string): TextRead {
   try {
-    const bytes = readRegular(path, { maxBytes: LARGE_FILE_BYTES });
-    return { kind: "text", text: new TextDecoder().decode(bytes), size: bytes.length };
+    // The file's size is known once it is open: one read of that many bytes (no read for the end).
+    const { bytes, size } = readHead(path, LARGE_FILE_BYTES);
+    if (size > LARGE_FILE_BYTES) return { kind: "large", size };
+    return { kind: "text", text: decoder.decode(bytes), size: bytes.length };
   } catch (e) {
     if (e instanceof ReadRefusedError) {
       if (e.refusal === "too-large") {
