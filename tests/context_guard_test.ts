@@ -34,6 +34,7 @@ import {
   outLines,
   pathWithoutGit,
   read,
+  refusedLines,
   stampOf,
   STYLE_MD,
   treeState,
@@ -291,8 +292,13 @@ Deno.test("worked example, verify: passes; fails and rolls the whole run back", 
   ];
   deepStrictEqual(outLines(r), gateLines);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines(
+      "context-guard",
+      rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+    ),
+    ...refusedLines("context-guard", rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
     `RUN: FAILED - recovery incomplete; inspect preserved current files in ${rd}`,
   ]);
@@ -324,7 +330,12 @@ Deno.test("worked example, restore: refused for missing draft ownership, nothing
   strictEqual(r.code, 1);
   strictEqual(r.stdout, "");
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
+    ...refusedLines(
+      "context-guard",
+      rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+    ),
     `RESTORE_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
   ]);
   deepStrictEqual(treeState(p.proj), before);
@@ -822,7 +833,7 @@ Deno.test("rollback: both layers of the newest run, ok; one refused → FAILED",
   strictEqual(r.code, 1);
   strictEqual(outLines(r).at(-1), "ROLLBACK_RESULT: 2 layer(s), FAILED");
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("context-guard", grd, "CLAUDE.md", `${gl}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${grd})`,
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);

@@ -23,6 +23,7 @@ import {
   outLines,
   pathWithoutGit,
   read,
+  refusedLines,
   stampOf,
   STYLE_MD,
   treeState,
@@ -420,7 +421,7 @@ Deno.test("text-guard verify: restore refused without ownership, --no-restore ke
     "FILES_FAILED: 1",
   ]);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), draft);
   // A concurrent edit after the checkpoint is not owned either.
@@ -429,7 +430,7 @@ Deno.test("text-guard verify: restore refused without ownership, --no-restore ke
   r = tg(["verify", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
   strictEqual(r.code, 1);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), draft + "someone else\n");
 });
@@ -523,8 +524,14 @@ Deno.test("text-guard restore: all or nothing, every refusal named, MISSING reco
   assertDies(
     r,
     1,
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
+    ...refusedLines(
+      "text-guard",
+      p.rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+      p.proj,
+    ),
   );
   strictEqual(r.stdout, "");
   deepStrictEqual(treeState(p.proj), before);
@@ -569,7 +576,11 @@ Deno.test("text-guard restore: a link planted at the target after the snapshot i
   unlinkSync(`${p.proj}/CLAUDE.md`);
   mkdirSync(`${p.proj}/CLAUDE.md`);
   const r2 = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
-  assertDies(r2, 1, "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)");
+  assertDies(
+    r2,
+    1,
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
+  );
   deepStrictEqual(treeState(`${p.proj}/CLAUDE.md`), []);
 });
 

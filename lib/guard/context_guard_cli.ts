@@ -13,7 +13,11 @@ import { text } from "../text.ts";
 import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter } from "./report.ts";
+import { selfCommand } from "../_cli/self.ts";
+import { shellCommand } from "../shell.ts";
+import { setForceCommand } from "./force_command.ts";
 import { guardRoots } from "./roots.ts";
+import { trustFromEnv } from "./trust.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
 /** `context-guard --help`. */
@@ -54,7 +58,7 @@ export const CONTEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
     values: { ...RUN_DIR, "--survivor": { key: "survivor" } },
   },
   rollback: { values: RUN_DIR },
-  restore: { layer: true, values: RUN_DIR },
+  restore: { layer: true, flags: { "--force": "force" }, values: RUN_DIR },
   state: {
     flags: { "--check": "check" },
     values: {
@@ -144,6 +148,16 @@ async function contextGuard(
   }
   const roots = guardRoots();
   const reporter = consoleReporter;
+  setForceCommand((runDir, target) =>
+    shellCommand([
+      ...selfCommand(env.scriptPath, ["--allow-all"]),
+      "restore",
+      "--run-dir",
+      runDir,
+      "--force",
+      target.arg,
+    ])
+  );
   if (command === "list") {
     const { list } = await import("./commands/list.ts");
     list(roots, reporter);
@@ -163,6 +177,7 @@ async function contextGuard(
         runDir,
         allowDirty: p.flags.has("allowDirty"),
         scriptPath: env.scriptPath,
+        trust: trustFromEnv(),
       }, reporter);
       return 0;
     }
@@ -197,7 +212,8 @@ async function contextGuard(
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter))
+      const force = p.flags.has("force");
+      return (await restore({ roots, layer: p.layer, runDir, selector, files, force }, reporter))
         .exitCode;
     }
     case "rollback": {

@@ -12,6 +12,9 @@ import { text } from "../text.ts";
 import { lastValue, operands, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter } from "./report.ts";
+import { selfCommand } from "../_cli/self.ts";
+import { shellCommand, shellQuote } from "../shell.ts";
+import { setForceCommand } from "./force_command.ts";
 
 /** `text-guard --help`. */
 export const TEXT_GUARD_HELP = `text-guard - preservation guard for in-place text optimization.
@@ -36,7 +39,7 @@ export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
   snapshot: { flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
   checkpoint: { values: RUN_DIR },
   verify: { flags: { "--no-restore": "noRestore" }, values: RUN_DIR, tokens: true },
-  restore: { values: RUN_DIR },
+  restore: { flags: { "--force": "force" }, values: RUN_DIR },
   status: { values: RUN_DIR, noOperands: true, unknownWord: "argument" },
 };
 
@@ -50,17 +53,42 @@ export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
  * const rc = await textGuardMain(["status", "--run-dir", "/tmp/run"]);
  * ```
  */
-export async function textGuardMain(args: readonly string[]): Promise<number> {
+export async function textGuardMain(
+  args: readonly string[],
+  env: TextGuardEnvironment = {},
+): Promise<number> {
   try {
-    return await textGuard(args);
+    return await textGuard(args, env);
   } catch (e) {
     throw osErrorAsFailure(e); // never an internal error for a full disk or a denied path
   }
 }
 
-async function textGuard(args: readonly string[]): Promise<number> {
+/** What the bin passes in. */
+export interface TextGuardEnvironment {
+  /** Absolute path of the running script or bundle (the forced-restore command it prints). */
+  scriptPath?: string;
+}
+
+async function textGuard(args: readonly string[], env: TextGuardEnvironment): Promise<number> {
   const reporter = consoleReporter;
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
+  const scriptPath = env.scriptPath;
+  if (scriptPath !== undefined) {
+    // The root is named: text-guard resolves its files against CLAUDE_PROJECT_DIR (else the cwd).
+    setForceCommand((runDir, target, root) =>
+      `CLAUDE_PROJECT_DIR=${shellQuote(root, { always: true })} ${
+        shellCommand([
+          ...selfCommand(scriptPath, ["--allow-all"]),
+          "restore",
+          "--run-dir",
+          runDir,
+          "--force",
+          target.abs,
+        ])
+      }`
+    );
+  }
   if (args.length === 0) {
     writeOut(TEXT_GUARD_HELP);
     return 2;
@@ -78,8 +106,9 @@ async function textGuard(args: readonly string[]): Promise<number> {
   switch (command) {
     case "snapshot": {
       const { stageSnapshot } = await import("./stage/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       await stageSnapshot(
-        { projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir },
+        { projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir, trust: trustFromEnv() },
         reporter,
       );
       return 0;
@@ -109,7 +138,7 @@ async function textGuard(args: readonly string[]): Promise<number> {
       if (runDir === undefined) throw new UsageError(text`restore needs --run-dir`);
       if (files.length === 0) throw new UsageError(text`restore needs at least one file`);
       const { stageRestore } = await import("./stage/restore.ts");
-      await stageRestore({ projectDir, runDir, files }, reporter);
+      await stageRestore({ projectDir, runDir, files, force: p.flags.has("force") }, reporter);
       return 0;
     }
     default: {

@@ -90,6 +90,7 @@ export async function restoreRunDir(
   label: RestoreLabel,
   files: readonly string[],
   reporter: Reporter,
+  force = false,
 ): Promise<RunDirRestore> {
   const manifest = readManifest(runDir);
   const root = manifest.root;
@@ -182,6 +183,7 @@ export async function restoreRunDir(
       modes,
       copyHashes,
       links,
+      force,
     }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;
