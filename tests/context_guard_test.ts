@@ -756,7 +756,7 @@ Deno.test("rollback: a symlinked current file is refused by the stage, bytes pre
   strictEqual(r.code, 1);
   deepStrictEqual(outLines(r), [`ROLLBACK: ${rd}`, "ROLLBACK_RESULT: 1 layer(s), FAILED"]);
   deepStrictEqual(errLines(r), [
-    `❌ symbolic-link target: ${p.proj}/CLAUDE.md - name the intended real file explicitly`,
+    `❌ symbolic-link target: ${p.proj}/CLAUDE.md - name the intended real file explicitly: ${p.base}/victim`,
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
   ]);
   strictEqual(read(`${p.base}/victim`), "victim\n");

@@ -292,7 +292,11 @@ Deno.test("text-guard snapshot: symlinked target, linked run-dir ancestor, exist
   const p = project();
   symlinkSync(`${p.proj}/CLAUDE.md`, `${p.proj}/link.md`);
   let r = tg(["snapshot", "--run-dir", `${p.base}/r`, "link.md"], p.proj, p.env);
-  assertDies(r, 2, "❌ symbolic-link target: link.md - name the intended real file explicitly");
+  assertDies(
+    r,
+    2,
+    `❌ symbolic-link target: link.md - name the intended real file explicitly: ${p.proj}/CLAUDE.md`,
+  );
   mkdirSync(`${p.base}/real`);
   symlinkSync(`${p.base}/real`, `${p.base}/lnk`);
   r = tg(["snapshot", "--run-dir", `${p.base}/lnk/sub/run`, "CLAUDE.md"], p.proj, p.env);
@@ -570,7 +574,11 @@ Deno.test("text-guard restore: a link planted at the target after the snapshot i
   unlinkSync(`${p.proj}/CLAUDE.md`);
   symlinkSync(`${p.base}/victim`, `${p.proj}/CLAUDE.md`);
   const r = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
-  assertDies(r, 2, "❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly");
+  assertDies(
+    r,
+    2,
+    `❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly: ${p.base}/victim`,
+  );
   strictEqual(read(`${p.base}/victim`), "victim\n");
   // A directory at the target is refused, not written into.
   unlinkSync(`${p.proj}/CLAUDE.md`);

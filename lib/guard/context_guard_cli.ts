@@ -10,13 +10,20 @@ import { writeOut } from "../_cli/output.ts";
 import { existsFollow } from "../_fs/inspect.ts";
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
-import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  type ArgEvent,
+  lastValue,
+  type OptionSpec,
+  type ParsedArgs,
+  parseGuardArgs,
+} from "./cli_shared.ts";
+import { quietSnapshot } from "./quiet.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
 import { selfCommand } from "../_cli/self.ts";
 import { shellCommand } from "../shell.ts";
 import { setForceCommand } from "./force_command.ts";
-import { guardRoots } from "./roots.ts";
+import { type GuardRoots, guardRoots } from "./roots.ts";
 import { trustFromEnv } from "./trust.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
@@ -43,24 +50,37 @@ Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 
 
 const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
 const STATE_VALUE = { allowEmpty: true } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": "json" } as const;
 
-/** The options each context-guard subcommand accepts (`list` takes none and ignores its arguments). */
+/** The options each context-guard subcommand accepts. */
 export const CONTEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { layer: true, flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
+  snapshot: {
+    layer: true,
+    flags: { "--allow-dirty": "allowDirty", "--quiet": "quiet", ...JSON_FLAG },
+    values: RUN_DIR,
+  },
   verify: {
     layer: true,
     tokens: true,
+    flags: JSON_FLAG,
     values: { ...RUN_DIR, "--ledger": { key: "ledger" } },
   },
   "verify-deleted": {
     layer: true,
     tokens: true,
+    flags: JSON_FLAG,
     values: { ...RUN_DIR, "--survivor": { key: "survivor" } },
   },
-  rollback: { values: RUN_DIR },
-  restore: { layer: true, flags: { "--force": "force" }, values: RUN_DIR },
+  rollback: { flags: JSON_FLAG, values: RUN_DIR },
+  restore: {
+    layer: true,
+    flags: { "--force": "force", "--dry-run": "dryRun", ...JSON_FLAG },
+    values: RUN_DIR,
+  },
+  list: { flags: JSON_FLAG, noOperands: true, unknownWord: "argument" },
   state: {
-    flags: { "--check": "check" },
+    flags: { "--check": "check", ...JSON_FLAG },
     values: {
       "--mode": { key: "mode", ...STATE_VALUE },
       "--before": { key: "before", ...STATE_VALUE },
@@ -143,11 +163,10 @@ async function contextGuard(
     writeOut(CONTEXT_GUARD_HELP);
     return 0;
   }
-  if (command !== "list" && CONTEXT_GUARD_OPTIONS[command] === undefined) {
+  if (CONTEXT_GUARD_OPTIONS[command] === undefined) {
     throw new UsageError(text`unknown command: ${command}`);
   }
   const roots = guardRoots();
-  const reporter = consoleReporter;
   setForceCommand((runDir, target) =>
     shellCommand([
       ...selfCommand(env.scriptPath, ["--allow-all"]),
@@ -158,12 +177,31 @@ async function contextGuard(
       target.arg,
     ])
   );
+  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
+  const quiet = p.flags.has("quiet") ? quietSnapshot : (r: Reporter) => r;
+  if (!p.flags.has("json")) return await run(command, p, roots, quiet(consoleReporter), env);
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter("context-guard", command, consoleReporter);
+  const runDir = lastValue(p, "runDir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() =>
+    run(command, p, roots, json, env).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  roots: GuardRoots,
+  reporter: Reporter,
+  env: ContextGuardEnvironment,
+): Promise<number> {
   if (command === "list") {
     const { list } = await import("./commands/list.ts");
     list(roots, reporter);
     return 0;
   }
-  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
   const runDir = lastValue(p, "runDir");
   const inManifest = (arg: string) => namesManifestFile(arg, roots);
   switch (command) {
@@ -212,9 +250,19 @@ async function contextGuard(
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      const force = p.flags.has("force");
-      return (await restore({ roots, layer: p.layer, runDir, selector, files, force }, reporter))
-        .exitCode;
+      const options = {
+        roots,
+        layer: p.layer,
+        runDir,
+        selector,
+        files,
+        force: p.flags.has("force"),
+      };
+      if (p.flags.has("dryRun")) {
+        const { planRestore } = await import("./commands/restore_plan.ts");
+        return planRestore(options, reporter).exitCode;
+      }
+      return (await restore(options, reporter)).exitCode;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");

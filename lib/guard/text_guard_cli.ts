@@ -9,9 +9,15 @@ import { writeOut } from "../_cli/output.ts";
 import { UsageError } from "../errors.ts";
 import { envValue } from "../paths.ts";
 import { text } from "../text.ts";
-import { lastValue, operands, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  lastValue,
+  operands,
+  type OptionSpec,
+  type ParsedArgs,
+  parseGuardArgs,
+} from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
 import { selfCommand } from "../_cli/self.ts";
 import { shellCommand, shellQuote } from "../shell.ts";
 import { setForceCommand } from "./force_command.ts";
@@ -33,14 +39,19 @@ Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error 
 (dirty tree, or no git recovery path) - nothing was written.`;
 
 const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": "json" } as const;
 
 /** The options each text-guard subcommand accepts. */
 export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
-  checkpoint: { values: RUN_DIR },
-  verify: { flags: { "--no-restore": "noRestore" }, values: RUN_DIR, tokens: true },
-  restore: { flags: { "--force": "force" }, values: RUN_DIR },
-  status: { values: RUN_DIR, noOperands: true, unknownWord: "argument" },
+  snapshot: {
+    flags: { "--allow-dirty": "allowDirty", "--quiet": "quiet", ...JSON_FLAG },
+    values: RUN_DIR,
+  },
+  checkpoint: { flags: JSON_FLAG, values: RUN_DIR },
+  verify: { flags: { "--no-restore": "noRestore", ...JSON_FLAG }, values: RUN_DIR, tokens: true },
+  restore: { flags: { "--force": "force", ...JSON_FLAG }, values: RUN_DIR },
+  status: { flags: JSON_FLAG, values: RUN_DIR, noOperands: true, unknownWord: "argument" },
 };
 
 /**
@@ -71,7 +82,6 @@ export interface TextGuardEnvironment {
 }
 
 async function textGuard(args: readonly string[], env: TextGuardEnvironment): Promise<number> {
-  const reporter = consoleReporter;
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
   const scriptPath = env.scriptPath;
   if (scriptPath !== undefined) {
@@ -101,6 +111,28 @@ async function textGuard(args: readonly string[], env: TextGuardEnvironment): Pr
   const spec = TEXT_GUARD_OPTIONS[command];
   if (spec === undefined) throw new UsageError(text`unknown command: ${command}`);
   const p = parseGuardArgs(rest, spec);
+  if (!p.flags.has("json")) {
+    const reporter = p.flags.has("quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(command, p, projectDir, reporter);
+  }
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter("text-guard", command, consoleReporter);
+  const runDir = lastValue(p, "runDir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() =>
+    run(command, p, projectDir, json).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  projectDir: string | undefined,
+  reporter: Reporter,
+): Promise<number> {
   const runDir = lastValue(p, "runDir");
   const files = operands(p);
   switch (command) {

@@ -60,6 +60,13 @@ export function restoreRunDirs(options: RestoreOptions, reporter: Reporter): str
   return chooseRunGroups(roots, options.selector, reporter);
 }
 
+/** `--force` acts on named files of a named run dir only: never implied. */
+export function requireForceTargets(options: RestoreOptions): void {
+  if (options.force && (options.runDir === undefined || options.files.length === 0)) {
+    throw new UsageError(text`restore --force needs --run-dir and the files to restore`);
+  }
+}
+
 /**
  * context-guard `restore`: every listed file (or every file) of the selected run dirs, each proven
  * owned and verified by hash afterwards.
@@ -68,9 +75,7 @@ export async function restore(
   options: RestoreOptions,
   reporter: Reporter = silentReporter,
 ): Promise<RestoreResult> {
-  if (options.force && (options.runDir === undefined || options.files.length === 0)) {
-    throw new UsageError(text`restore --force needs --run-dir and the files to restore`);
-  }
+  requireForceTargets(options);
   const runs: RunDirRestore[] = [];
   for (const dir of restoreRunDirs(options, reporter)) {
     runs.push(
