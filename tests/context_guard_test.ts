@@ -44,11 +44,12 @@ import { renderManifest } from "../lib/guard/manifest.ts";
 
 const HELP = `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
@@ -56,8 +57,10 @@ const HELP = `context-guard - snapshot / verify / rollback / restore / state for
 Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
 $HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
 manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)
 `;

@@ -23,7 +23,7 @@ import { calledScripts, planInstall, runsCheckpoint } from "../scripts/_install_
 import { mergedHooksJson } from "../scripts/_install_prose.ts";
 import { WRAPPER_MARK } from "../scripts/_install_wrapper.ts";
 import { bundleDir } from "./_bundles.ts";
-import { recipe } from "./_docs.ts";
+import { docBlocks, recipe } from "./_docs.ts";
 import { git, lines, makeTempDir, REPO, TARGET, writeTree } from "./_helpers.ts";
 
 const ORIGINAL = "# Rules\n\nUse pnpm 9.1 and NEVER push to main; see docs/release.md.\n";
@@ -78,6 +78,18 @@ function install(plugin: string, options: Partial<InstallOptions> = {}): string[
   const out: string[] = [];
   installSkill({ plugin, bundles: bundleDir(), print: (l) => out.push(l), ...options });
   return out;
+}
+
+/**
+ * The Deno cache of whoever runs the tests: `deno bundle` fetches its esbuild into it once, and a
+ * user's HOME of a test would have to fetch it again.
+ */
+function runnersDenoDir(): string {
+  const set = Deno.env.get("DENO_DIR");
+  if (set !== undefined && set !== "") return set;
+  const r = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .outputSync();
+  return JSON.parse(new TextDecoder().decode(r.stdout)).denoDir;
 }
 
 let npmCache: string | undefined | null;
@@ -444,7 +456,7 @@ Deno.test("install-skill: the recipe, as printed, then the skill's phases with d
     HOME: join(base, "home"),
     CTX: REPO,
     PLUGIN: plugin,
-    ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+    DENO_DIR: runnersDenoDir(),
     npm_config_cache: sharedNpmCache() ?? join(base, "npm"),
   });
   strictEqual(r.code, 0, r.stdout + r.stderr);
@@ -503,4 +515,71 @@ Deno.test("install-skill: the released brewtools plugin's own guard suite passes
     strictEqual(r.code, 0, r.stdout + r.stderr);
     strictEqual(lines(r.stdout).at(-1), "  51 passed, 0 failed", r.stdout);
   }
+});
+
+Deno.test("the library: prose.md's consumer block runs as printed with the documented import map", () => {
+  const block = docBlocks("references/prose.md").find((b) =>
+    b.info === "ts" && b.body.includes('from "ctxkit/mod.ts"')
+  );
+  ok(block !== undefined, "prose.md's consumer block");
+  const base = makeTempDir("ctxkit-library-");
+  for (const part of ["lib", "mod.ts"]) {
+    cpSync(join(REPO, part), join(base, "ctxkit", part), {
+      recursive: true,
+      filter: (src) => !src.endsWith("_test.ts"),
+    });
+  }
+  const map = readFileSync(join(REPO, "references/migration.md"), "utf8")
+    .match(/\{ "imports": \{ "ctxkit\/": "\.\/ctxkit\/" \} \}/)?.[0];
+  ok(map !== undefined, "migration.md's import map");
+  writeFileSync(join(base, "deno.json"), map + "\n");
+  writeFileSync(join(base, "main.ts"), block!.body + 'console.log("level", level);\n');
+  const cellm = join(base, "cellm");
+  const r = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-read", "--allow-write", "--allow-env", "main.ts"],
+    cwd: base,
+    clearEnv: true,
+    env: { PATH: "/usr/bin:/bin", HOME: base, CELLM_DIR: cellm, DENO_NO_UPDATE_CHECK: "1" },
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  const dec = new TextDecoder();
+  strictEqual(r.code, 0, dec.decode(r.stderr));
+  strictEqual(dec.decode(r.stdout), "level off\n");
+});
+
+Deno.test("prose's git hooks: after the plugin moved, a commit says the block flag may be on (never silent)", () => {
+  const plugin = pluginLayout(false);
+  install(plugin, { prose: true });
+  const base = makeTempDir("ctxkit-hooks-");
+  const repo = join(base, "repo");
+  mkdirSync(repo);
+  git(repo, "init", "-q");
+  const bin = join(base, "bin");
+  mkdirSync(bin);
+  Deno.symlinkSync(Deno.execPath(), join(bin, "deno"));
+  const env = {
+    PATH: `${bin}:/usr/bin:/bin`,
+    HOME: join(base, "home"),
+    CELLM_DIR: join(base, "cellm"),
+    GIT_CONFIG_NOSYSTEM: "1",
+    GIT_AUTHOR_NAME: "t",
+    GIT_AUTHOR_EMAIL: "t@example.invalid",
+    GIT_COMMITTER_NAME: "t",
+    GIT_COMMITTER_EMAIL: "t@example.invalid",
+  };
+  const wrapper = join(plugin, "skills/prose/scripts/prose.sh");
+  const installed = bash(`bash "${wrapper}" install-hooks`, repo, env);
+  strictEqual(installed.code, 0, installed.stderr);
+  const on = bash(`bash "${wrapper}" on block`, repo, env);
+  strictEqual(on.code, 0, on.stderr);
+  // The plugin moves (an update installs it under a new version folder): the hook's program is gone.
+  Deno.renameSync(plugin, `${plugin}-moved`);
+  const commit = bash("git commit -q --allow-empty -m x", repo, env);
+  strictEqual(commit.code, 0, commit.stderr);
+  ok(
+    commit.stderr.includes("❌ ctxkit prose: block-end did not run ("),
+    `the hook said nothing: ${commit.stderr}`,
+  );
+  ok(commit.stderr.includes("a block flag may still be on"), commit.stderr);
 });

@@ -17,25 +17,24 @@ import {
   type ParsedArgs,
   parseGuardArgs,
 } from "./cli_shared.ts";
-import { quietSnapshot } from "./quiet.ts";
 import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter, type Reporter } from "./report.ts";
 import { selfCommand } from "../_cli/self.ts";
 import { shellCommand } from "../shell.ts";
 import { setForceCommand } from "./force_command.ts";
 import { type GuardRoots, guardRoots } from "./roots.ts";
-import { trustFromEnv } from "./trust.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
 /** `context-guard --help`. */
 export const CONTEXT_GUARD_HELP =
   `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
@@ -43,8 +42,10 @@ export const CONTEXT_GUARD_HELP =
 Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
 $HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
 manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)`;
 
@@ -178,8 +179,12 @@ async function contextGuard(
     ])
   );
   const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
-  const quiet = p.flags.has("quiet") ? quietSnapshot : (r: Reporter) => r;
-  if (!p.flags.has("json")) return await run(command, p, roots, quiet(consoleReporter), env);
+  if (!p.flags.has("json")) {
+    const reporter = p.flags.has("quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(command, p, roots, reporter, env);
+  }
   const { jsonReporter } = await import("./json_report.ts");
   const json = jsonReporter("context-guard", command, consoleReporter);
   const runDir = lastValue(p, "runDir");
@@ -207,6 +212,7 @@ async function run(
   switch (command) {
     case "snapshot": {
       const { snapshot } = await import("./commands/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       const files = p.events.flatMap((e) => (e.kind === "operand" ? [e.value] : []));
       await snapshot({
         roots,

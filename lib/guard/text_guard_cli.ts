@@ -29,11 +29,13 @@ The optimizer rewrites files IN PLACE. This tool puts both sides of the
 quality gate on DISK so the gate survives a context compaction, and it undoes
 a rewrite that loses a critical fact.
 
-  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+  snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
-  restore  --run-dir D <file>...                     put the snapshot back
+  restore  [--force] --run-dir D <file>...           put the snapshot back
   checkpoint --run-dir D <file>...                  record owned draft hashes
   status   --run-dir D                               list what is snapshotted
+
+Every command takes --json (one JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
 (dirty tree, or no git recovery path) - nothing was written.`;
