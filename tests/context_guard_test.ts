@@ -898,7 +898,9 @@ Deno.test("list: header, newest first, ? layer, 0 files without orig/", () => {
   );
   mkdirSync(`${p.backups}/20261012-140309-project_context-slim/orig`, { recursive: true });
   writeFileSync(`${p.backups}/20261012-140309-project_context-slim/manifest.json`, "not json");
-  const r = cg(p, ["list", "ignored", "--args"]);
+  // A flag list does not take is an error, never ignored (it took --json silently before).
+  dies(cg(p, ["list", "ignored", "--args"]), 2, "❌ unknown argument: ignored");
+  const r = cg(p, ["list"]);
   strictEqual(r.code, 0, r.stderr);
   deepStrictEqual(outLines(r), [
     "| Backup | Files | Layer |",
