@@ -49,6 +49,13 @@ bash "$CLAUDE_PLUGIN_ROOT/skills/text-optimize/scripts/text-guard.sh" verify --r
 const NEWEST_SLIM = RELEASED_SLIM + `
 CLAUDE_PROJECT_DIR="<LAYER_ROOT>" bash "\${CLAUDE_PLUGIN_ROOT}/skills/text-optimize/scripts/text-guard.sh" checkpoint --run-dir "<LAYER_RUN_DIR>" "<file>"
 `;
+/** Every (skill, tool) a layout installed with `--prose` gets. */
+const INSTALLED = [
+  ["context-slim", "context-scan"],
+  ["context-slim", "context-guard"],
+  ["text-optimize", "text-guard"],
+  ["prose", "prose"],
+] as const;
 const BASH_STUB = "#!/usr/bin/env bash\necho 'the original bash script'\nexit 0\n";
 
 /** A plugin folder laid out as the released (or newest) brewtools is, with a user's hooks.json. */
@@ -208,14 +215,7 @@ Deno.test("install-skill: bundles 0755 with the version, wrappers in place of th
   );
   ok(out.at(-1)!.startsWith("USERS NEED: sh, and one of: Deno 2 on PATH, Node.js with npm"));
   const version = JSON.parse(readFileSync(join(REPO, "deno.json"), "utf8")).version;
-  for (
-    const [skill, tool] of [
-      ["context-slim", "context-scan"],
-      ["context-slim", "context-guard"],
-      ["text-optimize", "text-guard"],
-      ["prose", "prose"],
-    ]
-  ) {
+  for (const [skill, tool] of INSTALLED) {
     const dir = join(plugin, "skills", skill, "scripts");
     strictEqual(statSync(join(dir, `${tool}.js`)).mode & 0o777, 0o755);
     strictEqual(statSync(join(dir, `${tool}.sh`)).mode & 0o777, 0o755);
@@ -409,14 +409,7 @@ Deno.test("install-skill: with neither deno nor npm each wrapper says what to in
   const plugin = pluginLayout(false);
   install(plugin, { prose: true });
   const empty = makeTempDir("ctxkit-empty-path-");
-  for (
-    const [skill, tool] of [
-      ["context-slim", "context-scan"],
-      ["context-slim", "context-guard"],
-      ["text-optimize", "text-guard"],
-      ["prose", "prose"],
-    ]
-  ) {
+  for (const [skill, tool] of INSTALLED) {
     const r = new Deno.Command("/bin/sh", {
       args: [join(plugin, "skills", skill, "scripts", `${tool}.sh`), "list"],
       clearEnv: true,

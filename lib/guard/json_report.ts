@@ -182,6 +182,11 @@ const result = (ok: boolean): Handler => (b, v) => {
   if (ok) r.mismatches = num(v[1]);
 };
 
+/** A `GATE:` or `ACTION:` line: the verdict on the file the last `FILE:` line named. */
+const verdict = (v: Pick<FileOutcome, "gate" | "action">): Handler => (b) => {
+  if (b.last !== undefined) Object.assign(b.last, v);
+};
+
 const STDOUT: Readonly<Record<string, Handler>> = {
   [K("ROOT: ", "")]: (b, v) => b.doc.root = str(v[0]),
   [K("SNAPSHOT: ", " files")]: (b, v) => b.doc.summary.snapshot_files = num(v[0]),
@@ -215,24 +220,12 @@ const STDOUT: Readonly<Record<string, Handler>> = {
   [K("UNCOVERED: ", "")]: (b, v) => {
     if (b.last !== undefined) (b.last.uncovered ??= []).push(str(v[0]));
   },
-  [K("GATE: PASS")]: (b) => {
-    if (b.last !== undefined) b.last.gate = "pass";
-  },
-  [K("GATE: PASS (every miss ledgered)")]: (b) => {
-    if (b.last !== undefined) b.last.gate = "ledgered";
-  },
-  [K("GATE: FAIL")]: (b) => {
-    if (b.last !== undefined) b.last.gate = "fail";
-  },
-  [K("ACTION: kept")]: (b) => {
-    if (b.last !== undefined) b.last.action = "kept";
-  },
-  [K("ACTION: restored")]: (b) => {
-    if (b.last !== undefined) b.last.action = "restored";
-  },
-  [K("ACTION: kept (restore refused)")]: (b) => {
-    if (b.last !== undefined) b.last.action = "refused";
-  },
+  [K("GATE: PASS")]: verdict({ gate: "pass" }),
+  [K("GATE: PASS (every miss ledgered)")]: verdict({ gate: "ledgered" }),
+  [K("GATE: FAIL")]: verdict({ gate: "fail" }),
+  [K("ACTION: kept")]: verdict({ action: "kept" }),
+  [K("ACTION: restored")]: verdict({ action: "restored" }),
+  [K("ACTION: kept (restore refused)")]: verdict({ action: "refused" }),
   [K("FILES_FAILED: ", "")]: (b, v) => b.doc.summary.files_failed = num(v[0]),
   [K("ROLLBACK: whole run (gate failed) ", "")]: (b, v) => b.runDir(str(v[0])),
   [K("ROLLBACK: whole run (merge unproven) ", "")]: (b, v) => b.runDir(str(v[0])),
