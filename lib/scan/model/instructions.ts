@@ -157,6 +157,7 @@ class Instructions {
         ? "startup-instruction" as const
         : "imported-instruction" as const,
       ...(options.importedBy === undefined ? {} : { importedBy: options.importedBy }),
+      ...(options.rule ? { rule: true } : {}),
     };
     if (read.kind === "unreadable") {
       this.sources.push({ ...base, potential: 0, loaded: 0, limits: new Set(["unreadable"]) });

@@ -36,6 +36,8 @@ export interface LoadedSource {
   readonly userLevel?: boolean;
   /** The size of the file it was read from, when the model read that file whole. */
   readonly fileBytes?: number;
+  /** An instruction file found as a rule (whatever its real path). */
+  readonly rule?: boolean;
 }
 
 /** A file of a plugin that takes effect later: a skill's body (per invocation), an agent's (per spawn). */
