@@ -6,19 +6,32 @@
  * @module
  */
 
-import { writeOut } from "../_cli/output.ts";
+import type { Self } from "../_cli/self.ts";
 import { existsFollow } from "../_fs/inspect.ts";
-import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
-import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  type ArgEvent,
+  type GuardCommands,
+  lastValue,
+  LAYER_OPTIONS,
+  readGuardLine,
+  TOKENS,
+  VALUE,
+} from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
 import { consoleReporter } from "./report.ts";
 import { guardRoots } from "./roots.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
-/** `context-guard --help`. */
-export const CONTEXT_GUARD_HELP =
-  `context-guard - snapshot / verify / rollback / restore / state for context-slim.
+/**
+ * `context-guard --help`, naming `program`: the name the tool runs by
+ * (`references/cli.md#the-form-it-runs-as`).
+ */
+export function contextGuardHelp(program: string): string {
+  return `context-guard - snapshot / verify / rollback / restore / state for context-slim.
+
+usage: ${program} <command> [options] [--] [<file>...]
+  (--opt V or --opt=V; -- ends the options; --help, --version)
 
   snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
@@ -29,53 +42,47 @@ export const CONTEXT_GUARD_HELP =
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
 
-Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
-$HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
-manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
+Layers: project = $CLAUDE_PROJECT_DIR, else the git work tree's top level, else the current
+directory; global = $CLAUDE_CONFIG_DIR or $HOME/.claude. Backups:
+<global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ + manifest.json).
+Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3 unless
+--allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
 Retention keeps the newest 5 backups.
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)`;
+}
 
-const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
-const STATE_VALUE = { allowEmpty: true } as const;
+const RUN_DIR = { "--run-dir": VALUE } as const;
+/** state's options accept an empty value. */
+const STATE_VALUE = { value: true, empty: true } as const;
 
-/** The options each context-guard subcommand accepts (`list` takes none and ignores its arguments). */
-export const CONTEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { layer: true, flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
-  verify: {
-    layer: true,
-    tokens: true,
-    values: { ...RUN_DIR, "--ledger": { key: "ledger" } },
-  },
+/** The subcommands of context-guard and the options each accepts. */
+export const CONTEXT_GUARD_COMMANDS: GuardCommands = {
+  snapshot: { options: { ...LAYER_OPTIONS, "--allow-dirty": {}, ...RUN_DIR } },
+  verify: { options: { ...LAYER_OPTIONS, "--tokens": TOKENS, ...RUN_DIR, "--ledger": VALUE } },
   "verify-deleted": {
-    layer: true,
-    tokens: true,
-    values: { ...RUN_DIR, "--survivor": { key: "survivor" } },
+    options: { ...LAYER_OPTIONS, "--tokens": TOKENS, ...RUN_DIR, "--survivor": VALUE },
   },
-  rollback: { values: RUN_DIR },
-  restore: { layer: true, values: RUN_DIR },
+  rollback: { options: RUN_DIR },
+  restore: { options: { ...LAYER_OPTIONS, ...RUN_DIR } },
   state: {
-    flags: { "--check": "check" },
-    values: {
-      "--mode": { key: "mode", ...STATE_VALUE },
-      "--before": { key: "before", ...STATE_VALUE },
-      "--after": { key: "after", ...STATE_VALUE },
-      "--flags": { key: "flags", ...STATE_VALUE },
-      "--ledger": { key: "ledger", ...STATE_VALUE },
-      "--root": { key: "root", ...STATE_VALUE },
-      "--out": { key: "out", ...STATE_VALUE },
+    options: {
+      "--check": {},
+      "--mode": STATE_VALUE,
+      "--before": STATE_VALUE,
+      "--after": STATE_VALUE,
+      "--flags": STATE_VALUE,
+      "--ledger": STATE_VALUE,
+      "--root": STATE_VALUE,
+      "--out": STATE_VALUE,
     },
-    noOperands: true,
-    unknownWord: "argument",
+    noPositionals: true,
   },
+  list: { options: {}, noPositionals: true },
 };
 
-/** What the bin passes in. */
-export interface ContextGuardEnvironment {
-  /** Absolute path of the running script or bundle (recorded in `restore_cmd`). */
-  scriptPath: string;
-}
+/** What the bin passes in: the running tool (its script is recorded in `restore_cmd`). */
+export type ContextGuardEnvironment = Self;
 
 /**
  * The `last`/`<ts>` selector of `verify`, `restore` and `verify-deleted`, and the file operands
@@ -112,7 +119,10 @@ export function splitSelector(
  * @example
  * ```ts ignore
  * import { contextGuardMain } from "./context_guard_cli.ts";
- * const rc = await contextGuardMain(["list"], { scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
+ * const rc = await contextGuardMain(["list"], {
+ *   tool: "context-guard",
+ *   scriptPath: "/opt/ctxkit/bin/context-guard.ts",
+ * });
  * ```
  */
 export async function contextGuardMain(
@@ -130,18 +140,9 @@ async function contextGuard(
   args: readonly string[],
   env: ContextGuardEnvironment,
 ): Promise<number> {
-  if (args.length === 0) {
-    writeOut(CONTEXT_GUARD_HELP);
-    return 2;
-  }
-  const [command, ...rest] = args;
-  if (command === "help" || command === "-h" || command === "--help") {
-    writeOut(CONTEXT_GUARD_HELP);
-    return 0;
-  }
-  if (command !== "list" && CONTEXT_GUARD_OPTIONS[command] === undefined) {
-    throw new UsageError(text`unknown command: ${command}`);
-  }
+  const line = await readGuardLine(args, CONTEXT_GUARD_COMMANDS, env, contextGuardHelp);
+  if ("rc" in line) return line.rc;
+  const { command, parsed: p } = line;
   const roots = guardRoots();
   const reporter = consoleReporter;
   if (command === "list") {
@@ -149,8 +150,7 @@ async function contextGuard(
     list(roots, reporter);
     return 0;
   }
-  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
-  const runDir = lastValue(p, "runDir");
+  const runDir = lastValue(p, "--run-dir");
   const inManifest = (arg: string) => namesManifestFile(arg, roots);
   switch (command) {
     case "snapshot": {
@@ -161,7 +161,7 @@ async function contextGuard(
         layer: p.layer,
         files,
         runDir,
-        allowDirty: p.flags.has("allowDirty"),
+        allowDirty: p.flags.has("--allow-dirty"),
         scriptPath: env.scriptPath,
       }, reporter);
       return 0;
@@ -174,7 +174,7 @@ async function contextGuard(
         layer: p.layer,
         runDir,
         selector,
-        ledger: lastValue(p, "ledger"),
+        ledger: lastValue(p, "--ledger"),
         alphabet: p.alphabet,
         files,
       }, reporter);
@@ -189,7 +189,7 @@ async function contextGuard(
         runDir,
         selector,
         alphabet: p.alphabet,
-        survivors: p.values.get("survivor") ?? [],
+        survivors: p.values.get("--survivor") ?? [],
         targets: files,
       }, reporter);
       return result.outcome === "merged" ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
@@ -207,9 +207,9 @@ async function contextGuard(
     }
     default: {
       const { stateExists, statePath, writeState } = await import("./commands/state.ts");
-      const value = (key: string) => lastValue(p, key);
+      const value = (key: string) => lastValue(p, `--${key}`);
       const path = statePath({ root: value("root"), out: value("out") }, roots.project);
-      if (p.flags.has("check")) {
+      if (p.flags.has("--check")) {
         reporter.out(text`STATE: ${stateExists(path) ? "present" : "absent"} ${path}`);
         return 0;
       }
