@@ -252,6 +252,19 @@ Deno.test(`recipe wrappers: the skill's bash "$S/<tool>.sh" calls unchanged (${T
   );
   ok(readdirSync(s).length === 2 * TOOLS.length);
   for (const tool of TOOLS) strictEqual(statSync(join(s, `${tool}.js`)).mode & 0o777, 0o755);
+  // Through its wrapper, a tool names the wrapper (references/cli.md#the-form-it-runs-as).
+  for (const tool of TOOLS) {
+    const wrapper = join(s, `${tool}.sh`);
+    const out = new Deno.Command("bash", {
+      args: [wrapper, "--version"],
+      clearEnv: true,
+      env: { PATH: `${p.bin}:/usr/bin:/bin`, HOME: p.home },
+      stdout: "piped",
+      stderr: "piped",
+    }).outputSync();
+    strictEqual(out.code, 0, new TextDecoder().decode(out.stderr));
+    ok(new TextDecoder().decode(out.stdout).endsWith(`; wrapper ${wrapper})\n`), tool);
+  }
 });
 
 /** True when `program` is found on `PATH=/usr/bin:/bin`. */
