@@ -21,6 +21,7 @@ import {
 } from "./_helpers.ts";
 import { bundleDir } from "./_bundles.ts";
 import { checkoutCommit } from "../lib/_cli/version.ts";
+import { standInBundle } from "../scripts/compile.ts";
 
 type Form = "source" | "bundle" | "binary";
 
@@ -32,6 +33,18 @@ function programPath(form: Form, tool: Tool): string {
   if (form === "source") return join(REPO, "bin", `${tool}.ts`);
   if (form === "bundle") return join(bundleDir(), `${tool}.js`);
   return binaryPath(tool);
+}
+
+/**
+ * The form `tool` in `form` says it runs as, and the name it gives itself from a directory outside
+ * the checkout: a stand-in for a binary (`deno task compile:stand-in`) runs its bundle.
+ */
+function shown(form: Form, tool: Tool): { form: Form; program: string } {
+  if (form !== "binary") return { form, program: programPath(form, tool) };
+  const bundle = standInBundle(binaryPath(tool));
+  return bundle === undefined
+    ? { form, program: basename(binaryPath(tool)) }
+    : { form: "bundle", program: bundle };
 }
 
 function argvOf(form: Form, tool: Tool): string[] {
@@ -105,8 +118,8 @@ for (const form of FORMS) {
       const m = VERSION_LINE.exec(r.stdout.trimEnd());
       assert.ok(m, r.stdout);
       assert.equal(m[1], tool);
-      assert.equal(m[3], form);
-      if (form !== "binary") assert.equal(m[4], programPath(form, tool));
+      assert.equal(m[3], shown(form, tool).form);
+      assert.equal(m[4], shown(form, tool).program);
       if (form === "source" || (form === "bundle" && TARGET !== "bundle")) {
         // Sources read the checkout; a bundle built in this run carries the same commit.
         assert.equal(m[2], checkoutCommit(join(REPO, "bin", `${tool}.ts`)) ?? "unknown");
@@ -117,11 +130,10 @@ for (const form of FORMS) {
 
   Deno.test(`[${form}] every tool: --help names the program as it is run (relative below the cwd, a wrapper's name)`, () => {
     for (const tool of ["context-scan", "context-guard", "text-guard", "prose"] as const) {
-      const path = programPath(form, tool);
-      const below = form === "binary"
-        ? basename(path)
-        : `${basename(dirname(path))}/${basename(path)}`;
-      const cwd = form === "binary" ? undefined : dirname(dirname(path));
+      const { program } = shown(form, tool);
+      const binary = !program.startsWith("/");
+      const below = binary ? program : `${basename(dirname(program))}/${basename(program)}`;
+      const cwd = binary ? undefined : dirname(dirname(program));
       const help = run(form, tool, ["--help"], { cwd });
       assertOk(help);
       assert.ok(help.stdout.includes(` ${below} `), `${tool}: ${help.stdout}`);
@@ -315,7 +327,7 @@ for (const form of FORMS) {
     usage(["status", "x"], "PROSE-ERROR: code=usage unexpected argument: x");
     usage(["consume", "--json"], "PROSE-ERROR: code=usage --json does not apply to consume");
     usage(["status", "--json=1"], "PROSE-ERROR: code=usage --json takes no value");
-    const program = form === "binary" ? "prose" : programPath(form, "prose");
+    const { program } = shown(form, "prose");
     usage(
       ["serve", "--bind", "0.0.0.0"],
       "PROSE-ERROR: code=usage unknown option: --bind",
