@@ -287,9 +287,17 @@ function commandFor(
  * ```
  */
 export function runTool(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
+  return runCommand([...commandFor(tool, options), ...args], options);
+}
+
+/**
+ * Run `command` (program first) as {@linkcode runTool} runs a tool: in `options.cwd` (default: a
+ * fresh temp dir), with the isolated environment and `options.env` on top of it.
+ */
+export function runCommand(command: string[], options: RunOptions = {}): RunResult {
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
-  return runIsolated([...commandFor(tool, options), ...args], cwd, env, options);
+  return runIsolated(command, cwd, env, options);
 }
 
 /** Run `command` synchronously in `cwd` with exactly `env` (no inherited variables). */

@@ -4,17 +4,16 @@
  * `CTXKIT_TEST_TARGET=binary`, from the binaries) in child processes.
  */
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { basename, dirname, join } from "node:path";
 import {
-  baseEnv,
   binaryPath,
   git,
-  isolatedCommand,
   lines,
   makeTempDir,
   REPO,
+  runCommand,
+  type RunOptions,
   type RunResult,
   TARGET,
   type Tool,
@@ -54,28 +53,9 @@ function argvOf(form: Form, tool: Tool): string[] {
   return [Deno.execPath(), "run", "-A", ...config, program];
 }
 
-interface Run {
-  cwd?: string;
-  env?: Record<string, string | undefined>;
-}
-
 /** Run `tool` in `form` with `args` in a clean environment (a temp HOME, no CLAUDE_* variables). */
-function run(form: Form, tool: Tool, args: string[], options: Run = {}): RunResult {
-  const cwd = options.cwd ?? makeTempDir("ctxkit-grammar-");
-  const env: Record<string, string> = { ...baseEnv(), PWD: cwd };
-  for (const [k, v] of Object.entries(options.env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  const [program, programArgs] = isolatedCommand(env, [...argvOf(form, tool), ...args]);
-  const r = spawnSync(program, programArgs, { cwd, env, maxBuffer: 1 << 28 });
-  const stdoutBytes = new Uint8Array(r.stdout ?? new Uint8Array());
-  return {
-    code: r.status ?? 128,
-    stdout: new TextDecoder().decode(stdoutBytes),
-    stderr: new TextDecoder().decode(r.stderr ?? new Uint8Array()),
-    stdoutBytes,
-  };
+function run(form: Form, tool: Tool, args: string[], options: RunOptions = {}): RunResult {
+  return runCommand([...argvOf(form, tool), ...args], options);
 }
 
 /** A usage error: exactly `line` on stderr before the exit line, nothing on stdout, exit 2. */

@@ -36,9 +36,19 @@ function head(
 
 /** The error a `fn` throws, checked to be a `SnapshotMissingError` "no backups" with `message`. */
 function noBackups(fn: () => unknown, backups: string, message: string): void {
+  snapshotMissing(fn, "no-backups", backups, message);
+}
+
+/** `fn` fails with a {@linkcode SnapshotMissingError} of `problem` about `backups`, exit 2. */
+function snapshotMissing(
+  fn: () => unknown,
+  problem: SnapshotMissingError["problem"],
+  backups: string,
+  message: string,
+): void {
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof SnapshotMissingError, String(e));
-    assert.equal(e.problem, "no-backups");
+    assert.equal(e.problem, problem);
     assert.equal(e.runDir, backups);
     assert.equal(e.exitCode, 2);
     assert.equal(e.message, message);
@@ -48,14 +58,7 @@ function noBackups(fn: () => unknown, backups: string, message: string): void {
 
 /** `fn` fails as `no run matches <spec> under <backups>`. */
 function noMatch(fn: () => unknown, backups: string, spec: string): void {
-  assert.throws(fn, (e: unknown) => {
-    assert.ok(e instanceof SnapshotMissingError, String(e));
-    assert.equal(e.problem, "no-match");
-    assert.equal(e.runDir, backups);
-    assert.equal(e.exitCode, 2);
-    assert.equal(e.message, `no run matches ${spec} under ${backups}`);
-    return true;
-  });
+  snapshotMissing(fn, "no-match", backups, `no run matches ${spec} under ${backups}`);
 }
 
 Deno.test("impliedLayer: global only when every file lies under G and not under P, else project", () => {

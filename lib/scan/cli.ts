@@ -7,8 +7,8 @@
  */
 
 import { UsageError } from "../errors.ts";
-import { printed, text } from "../text.ts";
-import { type OptionTable, readCommandLine } from "../_cli/args.ts";
+import { printed, text, verbatim } from "../text.ts";
+import { type OptionDecl, type OptionTable, readCommandLine } from "../_cli/args.ts";
 import { answer, type Self } from "../_cli/self.ts";
 import { writeErr, writeOutRaw } from "../_cli/output.ts";
 import { renderScanDocument, withObserved } from "./document.ts";
@@ -99,25 +99,24 @@ const MAX_OBSERVE_TIMEOUT_SECONDS = 3600;
 
 const VALUE = { value: true } as const;
 
+/** A value option whose value must be one of `values`, else `unknown <what>: <value>`. */
+function oneOf(values: readonly string[], what: string): OptionDecl {
+  return {
+    value: true,
+    empty: true,
+    check: (value) => {
+      if (!values.includes(value)) throw new UsageError(text`unknown ${verbatim(what)}: ${value}`);
+    },
+  };
+}
+
 /** context-scan's options (`references/context-scan.md#command-line`), each value checked as read. */
 export const SCAN_OPTIONS: OptionTable = {
   "--root": VALUE,
   "--global": {},
-  "--tier": {
-    value: true,
-    empty: true,
-    check: (value) => {
-      if (!TIER_FILTERS.includes(value)) throw new UsageError(text`unknown tier: ${value}`);
-    },
-  },
+  "--tier": oneOf(TIER_FILTERS, "tier"),
   "--json": {},
-  "--format": {
-    value: true,
-    empty: true,
-    check: (value) => {
-      if (!FORMATS.includes(value)) throw new UsageError(text`unknown format: ${value}`);
-    },
-  },
+  "--format": oneOf(["json", "table", "report"], "format"),
   "--loaded": {},
   "--budget": {
     value: true,
@@ -146,8 +145,6 @@ export const SCAN_OPTIONS: OptionTable = {
   "--observe-hooks": {},
   "--plugin-dir": VALUE,
 };
-
-const FORMATS: readonly string[] = ["json", "table", "report"];
 
 /** The options that mean something only with `--observe`. */
 const OBSERVE_ONLY: readonly string[] = [
