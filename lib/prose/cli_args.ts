@@ -5,7 +5,7 @@
  * @module
  */
 
-import { type Text, text } from "../text.ts";
+import { type Text, text, verbatim } from "../text.ts";
 import {
   commandNamed,
   firstPositional,
@@ -214,7 +214,9 @@ function parse(args: readonly string[], program: () => string): Invocation {
     case "level": {
       const operands = positionals(w);
       const [level] = operands;
-      if (operands.length !== 1) usage(text`usage: prose level off|minimal|full`, "level");
+      if (operands.length !== 1) {
+        usage(text`usage: ${verbatim(program())} level off|minimal|full`, "level");
+      }
       if (!(LEVELS as readonly string[]).includes(level)) {
         usage(text`level must be off, minimal or full`, "level");
       }

@@ -97,6 +97,11 @@ Deno.test("--help answers at once, after the arguments before it are read; an un
   // The usage text names the program it is given.
   const help = parseCommandLine(["--help"], () => "dist/prose.js");
   assert.ok(help.command === "help" && help.text.startsWith("usage: dist/prose.js [--local]"));
+  assert.throws(
+    () => parseCommandLine(["level"], () => "dist/prose.js"),
+    (e: unknown) =>
+      e instanceof ProseError && e.message === "usage: dist/prose.js level off|minimal|full",
+  );
 });
 
 Deno.test("usage errors: unknown command or option, misplaced option, values, positionals", () => {
