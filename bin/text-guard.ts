@@ -20,10 +20,12 @@ import "../lib/_fs/errors.ts";
 import "../lib/errors.ts";
 import "../lib/git.ts";
 import "../lib/guard/errors.ts";
+import "../lib/guard/force_command.ts";
 import "../lib/guard/report.ts";
 import "../lib/guard/tokens.ts";
 import "../lib/guard/tokens_ext.ts";
 import "../lib/paths.ts";
+import "../lib/shell.ts";
 import "../lib/sort.ts";
 import "../lib/text.ts";
 

@@ -60,3 +60,22 @@ export function finishBundle(path: string, commit: string | undefined = buildCom
   const source = withBuildStamp(withBundleShebang(Deno.readTextFileSync(path)), commit);
   writeFileAtomic(path, source, { mode: BUNDLE_MODE, exactMode: true });
 }
+
+/**
+ * `deno bundle` `bin/<tool>.ts` of the checkout at `repo` into `out` — minified (a bundle with no
+ * code cache yet is parsed whole: `references/startup.md#bundles`) — and finish it
+ * ({@linkcode finishBundle}, stamped with the commit of `repo`). Throws with `deno bundle`'s stderr
+ * when it fails.
+ */
+export function bundleTool(repo: string, tool: string, out: string): void {
+  const result = new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", "--platform", "deno", "--minify", "-o", out, `bin/${tool}.ts`],
+    cwd: repo,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (!result.success) {
+    throw new Error(`deno bundle ${tool}: ${new TextDecoder().decode(result.stderr).trimEnd()}`);
+  }
+  finishBundle(out, checkoutCommit(join(repo, "bin", `${tool}.ts`)));
+}

@@ -6,7 +6,7 @@
  * @module
  */
 
-import type { Self } from "../_cli/self.ts";
+import { type Self, selfCommand } from "../_cli/self.ts";
 import { existsFollow } from "../_fs/inspect.ts";
 import { text } from "../text.ts";
 import {
@@ -14,13 +14,16 @@ import {
   type GuardCommands,
   lastValue,
   LAYER_OPTIONS,
+  type ParsedArgs,
   readGuardLine,
   TOKENS,
   VALUE,
 } from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
-import { guardRoots } from "./roots.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
+import { shellCommand } from "../shell.ts";
+import { setForceCommand } from "./force_command.ts";
+import { type GuardRoots, guardRoots } from "./roots.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
 /**
@@ -33,11 +36,12 @@ export function contextGuardHelp(program: string): string {
 usage: ${program} <command> [options] [--] [<file>...]
   (--opt V or --opt=V; -- ends the options; --help, --version)
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
@@ -46,8 +50,10 @@ Layers: project = $CLAUDE_PROJECT_DIR, else the git work tree's top level, else 
 directory; global = $CLAUDE_CONFIG_DIR or $HOME/.claude. Backups:
 <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ + manifest.json).
 Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3 unless
---allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+--allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)`;
 }
@@ -55,19 +61,35 @@ Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 
 const RUN_DIR = { "--run-dir": VALUE } as const;
 /** state's options accept an empty value. */
 const STATE_VALUE = { value: true, empty: true } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": {} } as const;
 
 /** The subcommands of context-guard and the options each accepts. */
 export const CONTEXT_GUARD_COMMANDS: GuardCommands = {
-  snapshot: { options: { ...LAYER_OPTIONS, "--allow-dirty": {}, ...RUN_DIR } },
-  verify: { options: { ...LAYER_OPTIONS, "--tokens": TOKENS, ...RUN_DIR, "--ledger": VALUE } },
-  "verify-deleted": {
-    options: { ...LAYER_OPTIONS, "--tokens": TOKENS, ...RUN_DIR, "--survivor": VALUE },
+  snapshot: {
+    options: { ...LAYER_OPTIONS, "--allow-dirty": {}, "--quiet": {}, ...JSON_FLAG, ...RUN_DIR },
   },
-  rollback: { options: RUN_DIR },
-  restore: { options: { ...LAYER_OPTIONS, ...RUN_DIR } },
+  verify: {
+    options: { ...LAYER_OPTIONS, "--tokens": TOKENS, ...JSON_FLAG, ...RUN_DIR, "--ledger": VALUE },
+  },
+  "verify-deleted": {
+    options: {
+      ...LAYER_OPTIONS,
+      "--tokens": TOKENS,
+      ...JSON_FLAG,
+      ...RUN_DIR,
+      "--survivor": VALUE,
+    },
+  },
+  rollback: { options: { ...JSON_FLAG, ...RUN_DIR } },
+  restore: {
+    options: { ...LAYER_OPTIONS, "--force": {}, "--dry-run": {}, ...JSON_FLAG, ...RUN_DIR },
+  },
+  list: { options: JSON_FLAG, noPositionals: true },
   state: {
     options: {
       "--check": {},
+      ...JSON_FLAG,
       "--mode": STATE_VALUE,
       "--before": STATE_VALUE,
       "--after": STATE_VALUE,
@@ -78,7 +100,6 @@ export const CONTEXT_GUARD_COMMANDS: GuardCommands = {
     },
     noPositionals: true,
   },
-  list: { options: {}, noPositionals: true },
 };
 
 /** What the bin passes in: the running tool (its script is recorded in `restore_cmd`). */
@@ -144,7 +165,39 @@ async function contextGuard(
   if ("rc" in line) return line.rc;
   const { command, parsed: p } = line;
   const roots = guardRoots();
-  const reporter = consoleReporter;
+  setForceCommand((runDir, target) =>
+    shellCommand([
+      ...selfCommand(env.scriptPath, ["--allow-all"]),
+      "restore",
+      "--run-dir",
+      runDir,
+      "--force",
+      target.arg,
+    ])
+  );
+  if (!p.flags.has("--json")) {
+    const reporter = p.flags.has("--quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(command, p, roots, reporter, env);
+  }
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter("context-guard", command, consoleReporter);
+  const runDir = lastValue(p, "--run-dir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() =>
+    run(command, p, roots, json, env).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  roots: GuardRoots,
+  reporter: Reporter,
+  env: ContextGuardEnvironment,
+): Promise<number> {
   if (command === "list") {
     const { list } = await import("./commands/list.ts");
     list(roots, reporter);
@@ -155,6 +208,7 @@ async function contextGuard(
   switch (command) {
     case "snapshot": {
       const { snapshot } = await import("./commands/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       const files = p.events.flatMap((e) => (e.kind === "operand" ? [e.value] : []));
       await snapshot({
         roots,
@@ -163,6 +217,7 @@ async function contextGuard(
         runDir,
         allowDirty: p.flags.has("--allow-dirty"),
         scriptPath: env.scriptPath,
+        trust: trustFromEnv(),
       }, reporter);
       return 0;
     }
@@ -197,8 +252,19 @@ async function contextGuard(
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter))
-        .exitCode;
+      const options = {
+        roots,
+        layer: p.layer,
+        runDir,
+        selector,
+        files,
+        force: p.flags.has("--force"),
+      };
+      if (p.flags.has("--dry-run")) {
+        const { planRestore } = await import("./commands/restore_plan.ts");
+        return planRestore(options, reporter).exitCode;
+      }
+      return (await restore(options, reporter)).exitCode;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");

@@ -5,20 +5,23 @@
  * @module
  */
 
-import type { Self } from "../_cli/self.ts";
+import { type Self, selfCommand } from "../_cli/self.ts";
 import { UsageError } from "../errors.ts";
 import { envValue } from "../paths.ts";
+import { shellCommand, shellQuote } from "../shell.ts";
 import { text } from "../text.ts";
 import {
   type GuardCommands,
   lastValue,
   operands,
+  type ParsedArgs,
   readGuardLine,
   TOKENS,
   VALUE,
 } from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
+import { setForceCommand } from "./force_command.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
 
 /**
  * `text-guard --help`, naming `program`: the name the tool runs by
@@ -34,25 +37,29 @@ a rewrite that loses a critical fact.
 usage: ${program} <command> [options] [--] [<file>...]
   (--opt V or --opt=V; -- ends the options; --help, --version)
 
-  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+  snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
-  restore  --run-dir D <file>...                     put the snapshot back
+  restore  [--force] --run-dir D <file>...           put the snapshot back
   checkpoint --run-dir D <file>...                  record owned draft hashes
   status   --run-dir D                               list what is snapshotted
+
+Every command takes --json (one JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
 (dirty tree, or no git recovery path) - nothing was written.`;
 }
 
 const RUN_DIR = { "--run-dir": VALUE } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": {} } as const;
 
 /** The subcommands of text-guard and the options each accepts. */
 export const TEXT_GUARD_COMMANDS: GuardCommands = {
-  snapshot: { options: { "--allow-dirty": {}, ...RUN_DIR } },
-  checkpoint: { options: RUN_DIR },
-  verify: { options: { "--no-restore": {}, ...RUN_DIR, "--tokens": TOKENS } },
-  restore: { options: RUN_DIR },
-  status: { options: RUN_DIR, noPositionals: true },
+  snapshot: { options: { "--allow-dirty": {}, "--quiet": {}, ...JSON_FLAG, ...RUN_DIR } },
+  checkpoint: { options: { ...JSON_FLAG, ...RUN_DIR } },
+  verify: { options: { "--no-restore": {}, ...JSON_FLAG, ...RUN_DIR, "--tokens": TOKENS } },
+  restore: { options: { "--force": {}, ...JSON_FLAG, ...RUN_DIR } },
+  status: { options: { ...JSON_FLAG, ...RUN_DIR }, noPositionals: true },
 };
 
 /**
@@ -77,18 +84,59 @@ export async function textGuardMain(args: readonly string[], self: Self): Promis
 }
 
 async function textGuard(args: readonly string[], self: Self): Promise<number> {
-  const reporter = consoleReporter;
   const line = await readGuardLine(args, TEXT_GUARD_COMMANDS, self, textGuardHelp);
   if ("rc" in line) return line.rc;
   const { command, parsed: p } = line;
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
+  // The root is named: text-guard resolves its files against CLAUDE_PROJECT_DIR (else the cwd).
+  setForceCommand((runDir, target, root) =>
+    `CLAUDE_PROJECT_DIR=${shellQuote(root, { always: true })} ${
+      shellCommand([
+        ...selfCommand(self.scriptPath, ["--allow-all"]),
+        "restore",
+        "--run-dir",
+        runDir,
+        "--force",
+        target.abs,
+      ])
+    }`
+  );
+  if (!p.flags.has("--json")) {
+    const reporter = p.flags.has("--quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(command, p, projectDir, reporter);
+  }
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter("text-guard", command, consoleReporter);
+  const runDir = lastValue(p, "--run-dir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() =>
+    run(command, p, projectDir, json).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  projectDir: string | undefined,
+  reporter: Reporter,
+): Promise<number> {
   const runDir = lastValue(p, "--run-dir");
   const files = operands(p);
   switch (command) {
     case "snapshot": {
       const { stageSnapshot } = await import("./stage/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       await stageSnapshot(
-        { projectDir, files, allowDirty: p.flags.has("--allow-dirty"), runDir },
+        {
+          projectDir,
+          files,
+          allowDirty: p.flags.has("--allow-dirty"),
+          runDir,
+          trust: trustFromEnv(),
+        },
         reporter,
       );
       return 0;
@@ -118,7 +166,7 @@ async function textGuard(args: readonly string[], self: Self): Promise<number> {
       if (runDir === undefined) throw new UsageError(text`restore needs --run-dir`);
       if (files.length === 0) throw new UsageError(text`restore needs at least one file`);
       const { stageRestore } = await import("./stage/restore.ts");
-      await stageRestore({ projectDir, runDir, files }, reporter);
+      await stageRestore({ projectDir, runDir, files, force: p.flags.has("--force") }, reporter);
       return 0;
     }
     default: {
