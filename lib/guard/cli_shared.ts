@@ -12,7 +12,8 @@ import { writeErr } from "../_cli/output.ts";
 import type { ErrorFormat } from "../_cli/run.ts";
 import { answer, programName, type Self } from "../_cli/self.ts";
 import { printed } from "../text.ts";
-import { errorText } from "./errors.ts";
+import { errorText, osErrorAsFailure } from "./errors.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
 import type { Layer } from "./roots.ts";
 import { parseAlphabet, type TokenAlphabet } from "./tokens.ts";
 
@@ -140,6 +141,30 @@ export async function readGuardLine(
   const parsed = parseGuardArgs(rest, commands, command);
   if (parsed.asks !== undefined) return { rc: await answer(parsed.asks, self, help) };
   return { command, parsed };
+}
+
+/**
+ * Run a parsed subcommand with the reporter its flags ask for: the console's lines, `--quiet`'s
+ * summary lines only, or `--json`'s one document (`references/context-guard.md#json`), whose
+ * failures are recorded in the document as well as thrown.
+ */
+export async function withReporter(
+  tool: "context-guard" | "text-guard",
+  command: string,
+  p: ParsedArgs,
+  run: (reporter: Reporter) => Promise<number>,
+): Promise<number> {
+  if (!p.flags.has("--json")) {
+    const reporter = p.flags.has("--quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(reporter);
+  }
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter(tool, command, consoleReporter);
+  const runDir = lastValue(p, "--run-dir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() => run(json).catch((e) => Promise.reject(osErrorAsFailure(e))));
 }
 
 /** How both guard CLIs print a failure on stderr (see {@linkcode errorText}). */

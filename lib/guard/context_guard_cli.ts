@@ -18,9 +18,10 @@ import {
   readGuardLine,
   TOKENS,
   VALUE,
+  withReporter,
 } from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter, type Reporter } from "./report.ts";
+import type { Reporter } from "./report.ts";
 import { shellCommand } from "../shell.ts";
 import { setForceCommand } from "./force_command.ts";
 import { type GuardRoots, guardRoots } from "./roots.ts";
@@ -175,18 +176,11 @@ async function contextGuard(
       target.arg,
     ])
   );
-  if (!p.flags.has("--json")) {
-    const reporter = p.flags.has("--quiet")
-      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
-      : consoleReporter;
-    return await run(command, p, roots, reporter, env);
-  }
-  const { jsonReporter } = await import("./json_report.ts");
-  const json = jsonReporter("context-guard", command, consoleReporter);
-  const runDir = lastValue(p, "--run-dir");
-  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
-  return await json.print(() =>
-    run(command, p, roots, json, env).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  return await withReporter(
+    "context-guard",
+    command,
+    p,
+    (reporter) => run(command, p, roots, reporter, env),
   );
 }
 

@@ -18,10 +18,11 @@ import {
   readGuardLine,
   TOKENS,
   VALUE,
+  withReporter,
 } from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
 import { setForceCommand } from "./force_command.ts";
-import { consoleReporter, type Reporter } from "./report.ts";
+import type { Reporter } from "./report.ts";
 
 /**
  * `text-guard --help`, naming `program`: the name the tool runs by
@@ -101,18 +102,11 @@ async function textGuard(args: readonly string[], self: Self): Promise<number> {
       ])
     }`
   );
-  if (!p.flags.has("--json")) {
-    const reporter = p.flags.has("--quiet")
-      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
-      : consoleReporter;
-    return await run(command, p, projectDir, reporter);
-  }
-  const { jsonReporter } = await import("./json_report.ts");
-  const json = jsonReporter("text-guard", command, consoleReporter);
-  const runDir = lastValue(p, "--run-dir");
-  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
-  return await json.print(() =>
-    run(command, p, projectDir, json).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  return await withReporter(
+    "text-guard",
+    command,
+    p,
+    (reporter) => run(command, p, projectDir, reporter),
   );
 }
 
