@@ -31,6 +31,13 @@ const parts = (label: string): Files => ({
   "agents/a.md": agent("a", `${label} agent`),
 });
 
+/** A plugin's `hooks/hooks.json` with one SessionStart hook that echoes `text`. */
+const hook = (text: string): Files => ({
+  "hooks/hooks.json": JSON.stringify({
+    hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ${text}` }] }] },
+  }),
+});
+
 /** Fixtures of installed plugins, several plugins, settings, policy, paths and frontmatter. */
 export const SETUP_FIXTURES: Fixture[] = [
   {
@@ -72,6 +79,22 @@ export const SETUP_FIXTURES: Fixture[] = [
         "here@mk": true,
         "nomarket@gone": true,
       }),
+    }),
+  },
+  {
+    // An installed plugin's SessionStart hook injects like a --plugin-dir's; a disabled one's not.
+    name: "installed-plugin-hooks",
+    hooks: true,
+    files: (b) => ({
+      ...installedLayout(b, {
+        mk: {
+          plugins: [
+            { name: "hooked", files: { ...parts("hooked"), ...hook("from an installed plugin") } },
+            { name: "quiet", files: { ...parts("quiet"), ...hook("from a disabled plugin") } },
+          ],
+        },
+      }),
+      "cfg/settings.json": enabling({ "hooked@mk": true, "quiet@mk": false }),
     }),
   },
   {
