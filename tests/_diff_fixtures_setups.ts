@@ -296,6 +296,23 @@ export const SETUP_FIXTURES: Fixture[] = [
     }),
   },
   {
+    // The user's own settings: their env sets the budget, their outputStyle names a global style.
+    name: "settings-user",
+    files: () => ({
+      "cfg/settings.json": JSON.stringify({
+        env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "7400" },
+        outputStyle: "Global",
+      }),
+      "cfg/output-styles/g.md": "---\nname: Global\ndescription: d\n---\nA global style.\n",
+      ...Object.fromEntries(
+        Array.from({ length: 10 }, (_, i) => [
+          `proj/.claude/skills/s${i}/SKILL.md`,
+          skill("y".repeat(100 + i * 50)),
+        ]),
+      ),
+    }),
+  },
+  {
     name: "settings-hooks",
     hooks: true,
     files: () => ({
