@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { makeTempDir, writeTree } from "../../tests/_helpers.ts";
 import { applyBudget, importPath, listingBudget, ruleIsConditional } from "./claude_model.ts";
 import { loadingModel } from "./claude_model.ts";
+import { managedRoot } from "./model/settings.ts";
 
 Deno.test("importPath: fragments dropped, ~ below home, absolute, relative to the importer", () => {
   assert.equal(importPath("a.md#x", "/r/sub/CLAUDE.md", "/h"), "/r/sub/a.md");
@@ -63,4 +64,12 @@ Deno.test("loadingModel: imports as their own sources, each once, 4 hops; AGENTS
   );
   assert.deepEqual([...files[4].limits], ["import-depth-exceeded"]);
   assert.equal(model.agentsMdLoaded, false);
+});
+
+// The managed policy folder per platform, as Claude Code 2.1.332's own code picks it
+// (references/context-scan.md#managed-policy; only Linux's is observed by the differential suite).
+Deno.test("managedRoot: /etc/claude-code on Linux, Application Support on macOS, Program Files on Windows", () => {
+  assert.equal(managedRoot("linux"), "/etc/claude-code");
+  assert.equal(managedRoot("darwin"), "/Library/Application Support/ClaudeCode");
+  assert.equal(managedRoot("windows"), "C:\\Program Files\\ClaudeCode");
 });
