@@ -472,11 +472,25 @@ export const SETUP_FIXTURES: Fixture[] = [
   },
   {
     name: "agents-same-name",
-    files: () => ({
-      "proj/.claude/agents/b.md": agent("same", "from b, a longer description"),
-      "proj/.claude/agents/a.md": agent("same", "from a"),
-      "proj/.claude/agents/c.md": agent("same", "from c, the longest description of all"),
-    }),
+    // 2.1.328 lists the last file in directory order, 2.1.332 the alphabetically last: files are
+    // added until the two differ on this file system (its directory order is its own), each with a
+    // description of its own length, so the bytes tell which one is listed.
+    files: () => ({}),
+    setup: (b) => {
+      const dir = `${b}/proj/.claude/agents`;
+      Deno.mkdirSync(dir, { recursive: true });
+      const names: string[] = [];
+      for (const n of "abcdefghijklmnopqrstuvwxyz") {
+        names.push(`${n}.md`);
+        Deno.writeTextFileSync(
+          `${dir}/${n}.md`,
+          agent("same", `from ${n}${"!".repeat(names.length)}`),
+        );
+        const listed = [...Deno.readDirSync(dir)].map((e) => e.name);
+        if (names.length >= 3 && listed.at(-1) !== [...names].sort().at(-1)) return;
+      }
+      // A file system listing alphabetically: both versions list the same file here.
+    },
   },
   {
     name: "memory-excerpt-astral",
