@@ -9,7 +9,15 @@
 
 import { errorCode } from "./errors.ts";
 import { processGone } from "./inspect.ts";
-import { CHUNK_BYTES, openRegular, ReadRefusedError, streamFile } from "./read.ts";
+import {
+  CHUNK_BYTES,
+  hashFrom,
+  openRegular,
+  ReadRefusedError,
+  sameFileState,
+  settledBefore,
+  streamFile,
+} from "./read.ts";
 import { Sha256 } from "./sha256.ts";
 import { faultPoint } from "../faults.ts";
 import { randomHex } from "../random.ts";
@@ -20,17 +28,28 @@ export interface Written {
   size: number;
   /** Lowercase hex SHA-256 of those bytes. */
   sha256: string;
+  /** For a copy: the source file as it was copied (stat taken on its descriptor). */
+  source?: Deno.FileInfo;
 }
 
 /**
  * Content to write: text (UTF-8), bytes, or the bytes of an existing regular file, copied in
  * chunks from one descriptor opened without following a link at `copyFrom` — with `sameAs`, only
  * when the file opened is that one (same device and inode), else `ReadRefusedError` `changed`.
+ * With `prove`, the copy is proven to be the file as it was: its size and change times are the
+ * same on the descriptor after the copy as before, and when those times are too recent to prove
+ * anything the file is hashed again and must give the same bytes; else `ReadRefusedError`
+ * `modified` (`references/context-guard.md#text-guard-snapshot`).
  */
 export type Content =
   | string
   | Uint8Array
-  | { readonly copyFrom: string; readonly sameAs?: Pick<Deno.FileInfo, "dev" | "ino"> };
+  | {
+    readonly copyFrom: string;
+    readonly sameAs?: Pick<Deno.FileInfo, "dev" | "ino">;
+    /** Prove the copy is the file as it was (a snapshot of a file someone may be saving). */
+    readonly prove?: boolean;
+  };
 
 /** Write all of `bytes` to `file` (short writes continue where they stopped). */
 export function writeAll(file: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -52,6 +71,7 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
   }
   // Never through a link: the copy is of the file that was checked, not of whatever the path
   // names by now (references/context-guard.md#text-guard-snapshot).
+  const since = Date.now();
   const { file: src, info } = openRegular(content.copyFrom, { follow: false });
   try {
     const want = content.sameAs;
@@ -65,7 +85,19 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
       size += chunk.length;
       return false;
     });
-    return { size, sha256: hash.hex() };
+    const sha256 = hash.hex();
+    if (!content.prove) return { size, sha256, source: info };
+    const unchanged = () => size === info.size && sameFileState(info, src.statSync());
+    if (!unchanged()) throw new ReadRefusedError(content.copyFrom, "modified");
+    if (!settledBefore(info, since)) {
+      // Changed within a timestamp tick of the copy: its times cannot tell, its bytes can.
+      src.seekSync(0, Deno.SeekMode.Start);
+      const again = hashFrom(src, info.size);
+      if (again.sha256 !== sha256 || !unchanged()) {
+        throw new ReadRefusedError(content.copyFrom, "modified");
+      }
+    }
+    return { size, sha256, source: info };
   } finally {
     src.close();
   }
