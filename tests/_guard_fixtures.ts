@@ -8,7 +8,20 @@
 import { strictEqual } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
-import { git, lines, makeTempDir, type RunResult, writeTree } from "./_helpers.ts";
+import { spawnSync } from "node:child_process";
+import { writeFileSync } from "node:fs";
+import {
+  baseEnv,
+  git,
+  isolatedCommand,
+  lines,
+  makeTempDir,
+  type RunOptions,
+  type RunResult,
+  type Tool,
+  toolArgv,
+  writeTree,
+} from "./_helpers.ts";
 
 /** CLAUDE.md of the worked examples (196 bytes). */
 export const CLAUDE_MD =
@@ -127,3 +140,88 @@ export function pathWithoutGit(): string {
 
 /** Write files relative to a root (re-export for brevity). */
 export { writeTree };
+
+/**
+ * Hand the runs under `home/.claude` to the unprivileged test user (uid 65534): a run is trusted
+ * only by its owner (`references/context-guard.md#whose-runs-are-trusted`), so a test that lets
+ * that user act on a run made as root gives the run to it first.
+ */
+export function giveRunsTo(uid: number, home: string): void {
+  const r = spawnSync("chown", ["-R", `${uid}:${uid}`, `${home}/.claude`], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`chown failed: ${r.stderr}`);
+}
+
+/** The `RUN_DIR:` a snapshot printed. */
+export function runDirOf(stdout: string): string {
+  return lines(stdout).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
+}
+
+/** A Deno child running `source` (a helper process of a concurrency test) with `args`. */
+export function spawnScript(dir: string, source: string, args: string[]): Deno.ChildProcess {
+  const script = `${dir}/helper-${crypto.randomUUID()}.ts`;
+  writeFileSync(script, source);
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-config", script, ...args],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+}
+
+/** Wait, without a clock, until `ready()` holds (polling the file system). */
+export async function until(
+  ready: () => boolean,
+  what: string,
+  child?: Deno.ChildProcess,
+): Promise<void> {
+  let exited = false;
+  child?.status.then(() => (exited = true));
+  while (!ready()) {
+    if (exited) throw new Error(`helper exited before ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+/** What {@linkcode runToolWithin} saw: the run, or that it was still running at the deadline. */
+export type BoundedRun = RunResult & { timedOut: boolean };
+
+/**
+ * Run `tool` like `runToolAsync` (source target, `-A`), but kill it if it has not ended within
+ * `deadlineMs`: a bound a working command never comes near (a hang or a quadratic step), not a wait.
+ */
+export async function runToolWithin(
+  tool: Tool,
+  args: string[],
+  options: RunOptions & { cwd: string },
+  deadlineMs: number,
+): Promise<BoundedRun> {
+  const env: Record<string, string> = { ...baseEnv(), PWD: options.cwd };
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const [program, programArgs] = isolatedCommand(env, [...toolArgv(tool), ...args]);
+  const child = new Deno.Command(program, {
+    args: programArgs,
+    cwd: options.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+  }, deadlineMs);
+  const out = await child.output();
+  clearTimeout(timer);
+  const decoder = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: decoder.decode(out.stdout),
+    stderr: decoder.decode(out.stderr),
+    stdoutBytes: out.stdout,
+    timedOut,
+  };
+}

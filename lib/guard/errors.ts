@@ -56,6 +56,8 @@ export class PathRefusedError extends CtxkitError {
     | "too-large"
     | "unwritable"
     | "replaced"
+    | "kept-changing"
+    | "untrusted"
     | "sandbox";
   /** Create the error. */
   constructor(path: string, reason: PathRefusedError["reason"], message: Text) {

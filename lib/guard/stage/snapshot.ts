@@ -14,7 +14,7 @@ import {
   isSymlink,
   physicalPath,
 } from "../../_fs/inspect.ts";
-import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
+import { ReadRefusedError, readRegular, sameFileState } from "../../_fs/read.ts";
 import {
   createFileExclusive,
   fsyncDirectories,
@@ -44,6 +44,8 @@ import {
   snapshotCopyPath,
 } from "../run_dir.ts";
 import { gitFailure, isGitRepo, localStamp } from "./common.ts";
+import { requireTrustedRunPlace } from "../trust.ts";
+import { parentsOf } from "../../_fs/dirs.ts";
 
 /** Inputs of {@linkcode stageSnapshot}. */
 export interface StageSnapshotOptions {
@@ -116,18 +118,20 @@ function refuseLinkedRunDir(dir: string, base: string | undefined): void {
 }
 
 /**
- * Create `dir` exclusively (0700); false when something already exists there. An OS error is one
- * line naming the run dir (`❌ cannot create directory <dir>: <reason>`, exit 2).
+ * Create `dir` exclusively (0700), missing ancestors included; returns the directories made (the
+ * ancestors, outermost first), or `undefined` when something already exists at `dir`. An OS error
+ * is one line naming the run dir (`❌ cannot create directory <dir>: <reason>`, exit 2).
  */
-function createRunDir(dir: string, base: string | undefined): boolean {
+function createRunDir(dir: string, base: string | undefined): string[] | undefined {
+  let made: string[] = [];
   try {
-    makeRunDirs(dirname(dir), base);
+    made = makeRunDirs(dirname(dir), base);
     Deno.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if (errorCode(e) === "EEXIST") return false;
+    if (errorCode(e) === "EEXIST") return undefined;
     throw asFileSystemError(e, "create directory", dir);
   }
-  return true;
+  return made;
 }
 
 const IGNORE_LINE = ".claude/reports/";
@@ -177,9 +181,18 @@ function gitignoreUpdate(path: string): { content: Uint8Array; mode: number } | 
 /**
  * Append `.claude/reports/` to `root/.gitignore` once. A concurrent snapshot may create the file
  * between our look and our exclusive create, or replace it between our look and our read: then
- * read it again and update it like any existing one (it most likely holds the line by then).
+ * read it again and update it like any existing one (it most likely holds the line by then). An OS
+ * error names `.gitignore` (`❌ cannot update <T>/.gitignore: <reason>`), never the temp file.
  */
 function appendIgnoreLine(path: string): void {
+  try {
+    updateIgnoreFile(path);
+  } catch (e) {
+    throw asFileSystemError(e, "update", path);
+  }
+}
+
+function updateIgnoreFile(path: string): void {
   for (let attempt = 0; attempt < 10; attempt++) {
     let update: ReturnType<typeof gitignoreUpdate>;
     try {
@@ -296,15 +309,47 @@ export async function stageSnapshot(
   if (options.runDir !== undefined && existsNoFollow(runDir)) throw exists(runDir);
   const ignoreFile = joinRoot(root, ".gitignore");
   if (inGit) checkIgnoreFile(ignoreFile);
-  while (!createRunDir(runDir, base)) {
+  requireTrustedRunPlace(runDir, base);
+  let made = createRunDir(runDir, base);
+  while (made === undefined) {
     if (options.runDir !== undefined) throw exists(runDir);
     runDir = auto(++n); // an auto name taken meanwhile by a concurrent run: next suffix
+    made = createRunDir(runDir, base);
   }
-  if (inGit) appendIgnoreLine(ignoreFile);
-  // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
-  // earlier copy atomically); every copy is synced once all are written, then each directory —
-  // all before RUN_DIR is printed, so a caller never rewrites a file whose copy is not on disk.
-  const dirs = new Set<string>([dirname(runDir), runDir]);
+  try {
+    if (inGit) appendIgnoreLine(ignoreFile);
+    // The ancestors made (a first snapshot's ~/.claude and backups/) are synced into their parents
+    // with the run's own directories, before RUN_DIR: is printed.
+    await copyTargets(runDir, targets, records, checked, parentsOf(made));
+  } catch (e) {
+    // A snapshot that failed leaves no half run: the run dir is this process's own, made above.
+    try {
+      Deno.removeSync(runDir, { recursive: true });
+    } catch { /* left for retention, as a killed snapshot's */ }
+    throw e;
+  }
+  reporter.out(text`ROOT: ${root}`);
+  reporter.out(text`SNAPSHOT: ${files.length} files`);
+  for (const t of targets) reporter.out(text`  ${t.rel}`);
+  reporter.out(text`RUN_DIR: ${runDir}`);
+  return { root, runDir, targets, records };
+}
+
+/**
+ * Copy each target to `orig/<rel>` (a repeated argument replaces its earlier copy atomically),
+ * then sync every copy once all are written, then each directory — all before `RUN_DIR:` is
+ * printed, so a caller never rewrites a file whose copy is not on disk. A file saved in place
+ * after its copy was checked but before the copies were on disk is copied again
+ * (`references/context-guard.md#text-guard-snapshot`).
+ */
+async function copyTargets(
+  runDir: string,
+  targets: readonly ResolvedPath[],
+  records: Map<string, SnapshotRecord>,
+  checked: ReadonlyMap<string, Deno.FileInfo>,
+  alsoSync: Iterable<string>,
+): Promise<void> {
+  const dirs = new Set<string>([...alsoSync, dirname(runDir), runDir]);
   const copies: string[] = [];
   for (const t of targets) {
     faultPoint("stage.snapshot.between-copies");
@@ -318,21 +363,70 @@ export async function stageSnapshot(
     copies.push(copy);
   }
   await fsyncFiles(copies);
+  let changed = changedSinceCopied(targets, records);
+  for (let round = 1; changed.length > 0; round++) {
+    if (round >= COPY_ATTEMPTS) throw keptChanging(changed[0].arg);
+    const again = changed.map((t) => {
+      const copy = snapshotCopyPath(runDir, t.rel);
+      records.get(t.rel)!.written = writeCopy(copy, t, checked.get(t.rel)!);
+      return copy;
+    });
+    await fsyncFiles(again);
+    changed = changedSinceCopied(changed, records);
+  }
   await fsyncDirectories(dirs);
-  reporter.out(text`ROOT: ${root}`);
-  reporter.out(text`SNAPSHOT: ${files.length} files`);
-  for (const t of targets) reporter.out(text`  ${t.rel}`);
-  reporter.out(text`RUN_DIR: ${runDir}`);
-  return { root, runDir, targets, records };
+}
+
+/**
+ * The targets (one per rel) whose file was modified in place since it was copied: the same inode
+ * with another size or other change times. A file gone or renamed over since is not: the copy is
+ * of the whole file it was.
+ */
+function changedSinceCopied(
+  targets: readonly ResolvedPath[],
+  records: ReadonlyMap<string, SnapshotRecord>,
+): ResolvedPath[] {
+  const seen = new Set<string>();
+  return targets.filter((t) => {
+    if (seen.has(t.rel)) return false;
+    seen.add(t.rel);
+    const source = records.get(t.rel)?.written?.source;
+    if (source === undefined) return false;
+    let now: Deno.FileInfo;
+    try {
+      now = Deno.lstatSync(t.abs);
+    } catch {
+      return false;
+    }
+    return now.dev === source.dev && now.ino === source.ino && !sameFileState(source, now);
+  });
+}
+
+/** How many times a file modified while it is copied is copied, the first time included. */
+const COPY_ATTEMPTS = 4;
+
+/**
+ * Copy `t` to `copy`, again (up to {@linkcode COPY_ATTEMPTS} times in all) while the file changes
+ * during the copy; a file that keeps changing is refused naming it, never copied torn.
+ */
+function writeCopy(copy: string, t: ResolvedPath, checked: Deno.FileInfo): Written {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return copyOnce(copy, t, checked);
+    } catch (e) {
+      if (!(e instanceof ReadRefusedError && e.refusal === "modified")) throw e;
+      if (attempt >= COPY_ATTEMPTS) throw keptChanging(t.arg);
+    }
+  }
 }
 
 /**
  * Create the copy exclusively (not synced: the caller syncs the batch); a repeated argument finds
  * its earlier copy there and replaces it atomically. Creating first spares a look for a file that
- * is almost never there.
+ * is almost never there. A copy that is not the file as it was is removed and refused `modified`.
  */
-function writeCopy(copy: string, t: ResolvedPath, checked: Deno.FileInfo): Written {
-  const content = { copyFrom: t.abs, sameAs: checked };
+function copyOnce(copy: string, t: ResolvedPath, checked: Deno.FileInfo): Written {
+  const content = { copyFrom: t.abs, sameAs: checked, prove: true };
   try {
     try {
       return createFileExclusive(copy, content, 0o600, true, false);
@@ -341,11 +435,21 @@ function writeCopy(copy: string, t: ResolvedPath, checked: Deno.FileInfo): Writt
       return replaceFile(copy, content, { mode: 0o600, exactMode: true });
     }
   } catch (e) {
+    if (e instanceof ReadRefusedError && e.refusal === "modified") throw e;
     // A link swapped in, or another file renamed over it, since it was checked: what is there now
     // was never checked, so nothing of it goes into the backup.
     if (e instanceof ReadRefusedError) throw replacedDuringSnapshot(t.arg);
     throw asFileSystemError(e, "snapshot", t.arg);
   }
+}
+
+/** The file at `f` changed at every copy: refused, never copied torn. */
+function keptChanging(f: string): PathRefusedError {
+  return new PathRefusedError(
+    f,
+    "kept-changing",
+    text`${f} kept changing while it was being snapshotted - snapshot it again once it is saved`,
+  );
 }
 
 /** The file at `f` is no longer the regular file the pre-flight checked. */
