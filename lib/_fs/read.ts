@@ -8,7 +8,6 @@
  */
 
 import { errorCode, isPermissionError, isSandboxRefusal } from "./errors.ts";
-import { type Invoker, ownPrivate } from "./owner.ts";
 import { Sha256 } from "./sha256.ts";
 
 /** The chunk size of every streamed read, copy and hash. */
@@ -52,8 +51,11 @@ export interface OpenRegularOptions {
   follow?: boolean;
   /** Refuse files larger than this many bytes. */
   maxBytes?: number;
-  /** Refuse (`foreign`) a file not owned by this user or writable by others (checked once open). */
-  owner?: Invoker;
+  /**
+   * Refuse (`foreign`) a file this judges not to be the expected owner's own, judged on the opened
+   * descriptor's stat (the guard's run files: `lib/_fs/owner.ts` `ownPrivate`).
+   */
+  ownedBy?: (info: Deno.FileInfo) => boolean;
 }
 
 let readWrite: boolean | undefined;
@@ -141,7 +143,7 @@ export function openRegular(
       if (now.isSymlink) throw new ReadRefusedError(path, "symlink");
       if (!sameInode(now, info)) throw new ReadRefusedError(path, "changed");
     }
-    if (options.owner !== undefined && !ownPrivate(info, options.owner)) {
+    if (options.ownedBy !== undefined && !options.ownedBy(info)) {
       throw new ReadRefusedError(path, "foreign");
     }
     if (options.maxBytes !== undefined && info.size > options.maxBytes) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { hashFile, openRegular, readHead, ReadRefusedError, readRegular } from "./read.ts";
-import { invokingUser } from "./owner.ts";
+import { invokingUser, ownPrivate } from "./owner.ts";
 import { sha256Hex } from "./sha256.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
@@ -53,10 +53,12 @@ Deno.test("openRegular checks the opened file: a FIFO put where a file was looke
   refusal(() => readRegular(`${dir}/fifo`, { stable: true }), "not-regular");
   writeFileSync(`${dir}/f`, "text");
   const who = invokingUser()!;
-  assert.equal(new TextDecoder().decode(readRegular(`${dir}/f`, { owner: who })), "text");
+  const mine = (info: Deno.FileInfo) => ownPrivate(info, who);
+  assert.equal(new TextDecoder().decode(readRegular(`${dir}/f`, { ownedBy: mine })), "text");
   Deno.chmodSync(`${dir}/f`, 0o666); // writable by others: not the user's own
-  refusal(() => readRegular(`${dir}/f`, { owner: who }), "foreign");
-  refusal(() => readRegular(`${dir}/f`, { owner: { uid: who.uid + 1, gid: who.gid } }), "foreign");
+  refusal(() => readRegular(`${dir}/f`, { ownedBy: mine }), "foreign");
+  const other = { uid: who.uid + 1, gid: who.gid };
+  refusal(() => readRegular(`${dir}/f`, { ownedBy: (i) => ownPrivate(i, other) }), "foreign");
 });
 
 Deno.test("openRegular without follow accepts a regular file renamed over the path since the look, never a link", () => {

@@ -10,7 +10,7 @@ import * as z from "../_zod.ts";
 import { listRegularFiles } from "../_fs/dirs.ts";
 import { isRegularNoFollow, physicalPath } from "../_fs/inspect.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
-import type { Invoker } from "../_fs/owner.ts";
+import { type Invoker, ownPrivate } from "../_fs/owner.ts";
 import { writeFileAtomic } from "../_fs/write.ts";
 import { jsonString } from "../json.ts";
 import { shellCommand } from "../shell.ts";
@@ -244,8 +244,11 @@ export function renderManifest(doc: ManifestDocument): string {
  * defect; callers parse the value through {@linkcode ManifestSchema} or the run list's head schema.
  */
 export function readManifestJson(path: string, maxBytes?: number, owner?: Invoker): unknown {
+  const ownedBy = owner === undefined
+    ? undefined
+    : (info: Deno.FileInfo) => ownPrivate(info, owner);
   const json = new TextDecoder("utf-8", { fatal: true }).decode(
-    readRegular(path, { follow: false, maxBytes, owner }),
+    readRegular(path, { follow: false, maxBytes, ownedBy }),
   );
   return JSON.parse(json);
 }

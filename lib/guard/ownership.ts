@@ -15,6 +15,7 @@ import { CtxkitError } from "../errors.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
 import { runOwner } from "./trust.ts";
+import { ownPrivate } from "../_fs/owner.ts";
 import { dirname } from "../paths.ts";
 import { type AtomicWriteOptions, fsyncDirectory, type PendingWrite } from "../_fs/write.ts";
 import { parentsOf } from "../_fs/dirs.ts";
@@ -112,7 +113,7 @@ export function readDraftRecord(runDir: string, rel: string): string | undefined
     const bytes = readRegular(draftRecordPath(runDir, rel), {
       follow: false,
       maxBytes: 4096,
-      owner,
+      ownedBy: (info) => ownPrivate(info, owner),
     });
     return new TextDecoder().decode(bytes).replace(/\n+$/, "");
   } catch {

@@ -18,6 +18,7 @@ import { text } from "../text.ts";
 import type { Reporter } from "./report.ts";
 import { isTrustedCopy, makeRunDirs, replaceFile, writePathProblem } from "./run_dir.ts";
 import { runOwner } from "./trust.ts";
+import { ownPrivate } from "../_fs/owner.ts";
 
 const SHA256 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
 
@@ -68,7 +69,7 @@ export function readRunState(runDir: string): RunState | undefined {
   if (owner === undefined) return undefined;
   try {
     const json = new TextDecoder().decode(
-      readRegular(recordPath(runDir), { follow: false, owner }),
+      readRegular(recordPath(runDir), { follow: false, ownedBy: (i) => ownPrivate(i, owner) }),
     );
     const parsed = RunStateSchema.safeParse(JSON.parse(json));
     if (!parsed.success) return undefined;
