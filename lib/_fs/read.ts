@@ -27,6 +27,25 @@ export type ReadRefusal =
   | "too-large"
   | "foreign";
 
+/** A refusal in words, as an OS reason reads (`cannot read <path>: changed while reading`). */
+export function refusalReason(refusal: ReadRefusal): string {
+  switch (refusal) {
+    case "absent":
+      return "No such file or directory";
+    case "not-regular":
+      return "not a regular file";
+    case "symlink":
+      return "a symbolic link";
+    case "changed":
+    case "modified":
+      return "changed while reading";
+    case "too-large":
+      return "too large";
+    case "foreign":
+      return "not the user's own file";
+  }
+}
+
 /** Thrown by {@linkcode openRegular} and {@linkcode readRegular}. */
 export class ReadRefusedError extends Error {
   /** The refused path. */

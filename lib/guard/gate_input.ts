@@ -7,7 +7,7 @@
  * @module
  */
 
-import { ReadRefusedError, readRegular } from "../_fs/read.ts";
+import { ReadRefusedError, readRegular, refusalReason } from "../_fs/read.ts";
 import { text } from "../text.ts";
 import { asFileSystemError, PathRefusedError } from "./errors.ts";
 
@@ -34,25 +34,17 @@ export function readForGate(path: string, shown: string): Uint8Array {
 
 /** The one-line failure of a refused gate read. */
 function gateReadRefused(e: ReadRefusedError, shown: string): PathRefusedError {
-  switch (e.refusal) {
-    case "too-large":
-      return tooLargeForGate(shown, e.size ?? 0);
-    case "changed":
-    case "modified":
-      return new PathRefusedError(
-        shown,
-        "replaced",
-        text`cannot read ${shown}: changed while reading`,
-      );
-    case "symlink":
-      return new PathRefusedError(shown, "symlink", text`cannot read ${shown}: a symbolic link`);
-    default:
-      return new PathRefusedError(
-        shown,
-        "special-file",
-        text`cannot read ${shown}: not a regular file`,
-      );
-  }
+  if (e.refusal === "too-large") return tooLargeForGate(shown, e.size ?? 0);
+  const reason = e.refusal === "changed" || e.refusal === "modified"
+    ? "replaced"
+    : e.refusal === "symlink"
+    ? "symlink"
+    : "special-file";
+  return new PathRefusedError(
+    shown,
+    reason,
+    text`cannot read ${shown}: ${refusalReason(e.refusal)}`,
+  );
 }
 
 /** `too large for the token gate: <shown> (<size> bytes; the limit is 67108864)`. */
