@@ -7,9 +7,16 @@
 
 import { strictEqual } from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { writeFileSync } from "node:fs";
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import {
   baseEnv,
   git,
@@ -18,6 +25,7 @@ import {
   makeTempDir,
   type RunOptions,
   type RunResult,
+  runTool,
   type Tool,
   toolArgv,
   writeTree,
@@ -149,6 +157,41 @@ export { writeTree };
 export function giveRunsTo(uid: number, home: string): void {
   const r = spawnSync("chown", ["-R", `${uid}:${uid}`, `${home}/.claude`], { encoding: "utf8" });
   if (r.status !== 0) throw new Error(`chown failed: ${r.stderr}`);
+}
+
+/** A fresh home and project, snapshotted by {@linkcode snapshottedProject}. */
+export interface SnapshottedProject {
+  /** Temp base dir. */
+  base: string;
+  /** `$HOME`. */
+  home: string;
+  /** The project root (cwd and `CLAUDE_PROJECT_DIR`). */
+  proj: string;
+  /** Environment for runTool. */
+  env: Record<string, string>;
+  /** The run dir the snapshot printed. */
+  runDir: string;
+}
+
+/**
+ * A fresh home and project holding `files` (rel → content), all of them snapshotted with
+ * `context-guard snapshot --allow-dirty` (no git).
+ */
+export function snapshottedProject(
+  files: Record<string, string | Uint8Array>,
+  prefix = "ctxkit-snap-",
+): SnapshottedProject {
+  const base = makeTempDir(prefix);
+  const home = `${base}/home`;
+  const proj = `${home}/proj`;
+  writeTree(proj, files);
+  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
+  const snap = runTool("context-guard", ["snapshot", "--allow-dirty", ...Object.keys(files)], {
+    cwd: proj,
+    env,
+  });
+  strictEqual(snap.code, 0, snap.stderr);
+  return { base, home, proj, env, runDir: runDirOf(snap.stdout) };
 }
 
 /** The `RUN_DIR:` a snapshot printed. */

@@ -9,10 +9,12 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { lines, makeTempDir, runTool, writeTree } from "./_helpers.ts";
 import {
+  type BoundedRun,
   errLines,
   outLines,
   runDirOf,
   runToolWithin,
+  snapshottedProject,
   spawnScript,
   until,
 } from "./_guard_fixtures.ts";
@@ -62,12 +64,19 @@ if (mode === "once") {
 function existsStop() { try { Deno.statSync(stop); return true; } catch { return false; } }
 `;
 
-/** True when `bytes` is one whole version the writer wrote (or the original): no tear, no mix. */
-function wholeVersion(bytes: Uint8Array): boolean {
-  if (bytes.length !== BIG) return false;
+/**
+ * True when `bytes` is a state the file really was in, unchanged for the whole copy: one version
+ * the writer wrote (or the original) whole, or — only when the writer stalled between two of its
+ * writes for the whole copy, its checks and the sync — the clean prefix it had written so far
+ * (whole chunks of one version; after the truncation, none). Never a mix of versions, never a
+ * partial chunk: a torn copy (`references/context-guard.md#text-guard-snapshot`, step 10).
+ */
+function fileState(bytes: Uint8Array): "whole" | "stalled" | "torn" {
+  if (bytes.length > BIG || bytes.length % CHUNK !== 0) return "torn";
   const first = bytes[0];
-  for (let at = 0; at < bytes.length; at += 4096) if (bytes[at] !== first) return false;
-  return bytes[bytes.length - 1] === first;
+  for (let at = 0; at < bytes.length; at += 4096) if (bytes[at] !== first) return "torn";
+  if (bytes.length > 0 && bytes[bytes.length - 1] !== first) return "torn";
+  return bytes.length === BIG ? "whole" : "stalled";
 }
 
 Deno.test("item 2: a file rewritten in place while it is snapshotted: the copy is the whole file as it was, or the snapshot refuses naming it", async () => {
@@ -79,6 +88,7 @@ Deno.test("item 2: a file rewritten in place while it is snapshotted: the copy i
   const backups = `${home}/.claude/backups`;
   let copied = 0;
   let refused = 0;
+  let stalled = 0;
   for (const mode of ["once", "once", "once", "loop", "once", "loop"]) {
     const stop = `${base}/stop-${crypto.randomUUID()}`;
     const ready = `${base}/ready-${crypto.randomUUID()}`;
@@ -94,7 +104,9 @@ Deno.test("item 2: a file rewritten in place while it is snapshotted: the copy i
     if (r.code === 0) {
       copied++;
       const copy = readFileSync(`${runDirOf(r.stdout)}/orig/CLAUDE.md`);
-      assert.ok(wholeVersion(copy), `a torn copy: ${copy.length} of ${BIG} bytes (${mode})`);
+      const state = fileState(copy);
+      assert.notEqual(state, "torn", `a torn copy: ${copy.length} of ${BIG} bytes (${mode})`);
+      if (state === "stalled") stalled++;
     } else {
       refused++;
       assert.equal(r.code, 2, r.stderr);
@@ -108,13 +120,16 @@ Deno.test("item 2: a file rewritten in place while it is snapshotted: the copy i
     for (const run of readdirSync(backups)) {
       const copy = `${backups}/${run}/orig/CLAUDE.md`;
       if (existsSync(`${backups}/${run}/manifest.json`)) {
-        assert.ok(wholeVersion(readFileSync(copy)), `a torn copy in ${run}`);
+        assert.notEqual(fileState(readFileSync(copy)), "torn", `a torn copy in ${run}`);
       }
     }
     // The next round starts from a settled file.
     writeFileSync(`${proj}/CLAUDE.md`, new Uint8Array(BIG).fill(90));
   }
-  console.log(`snapshots: ${copied} whole copies, ${refused} refused`);
+  console.log(
+    `snapshots: ${copied} copies (${stalled} of a state a stalled writer left), ${refused} refused`,
+  );
+  assert.ok(copied - stalled > 0, "no whole copy at all: the re-copy never got a settled file");
 });
 
 /** 40 MB of text with tokens, a distinct line per 64 KiB so the file is not one long line. */
@@ -188,30 +203,40 @@ Deno.test("item 3: text-guard verify's restore checks the file again right befor
   assert.deepEqual(readdirSync(proj).filter((n) => n.includes("ctxkit-tmp")), []);
 });
 
-/** A snapshotted project with CLAUDE.md (tokens kept by every later version). */
-function snapshotted(): {
-  base: string;
-  proj: string;
-  env: Record<string, string>;
-  runDir: string;
-} {
-  const base = makeTempDir("ctxkit-race-");
-  const home = `${base}/home`;
-  const proj = `${home}/proj`;
-  writeTree(proj, { "CLAUDE.md": "# Rules\nUse Node 20.11; NEVER skip review.\n" });
-  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
-  const snap = runTool("context-guard", ["snapshot", "--allow-dirty", "CLAUDE.md"], {
-    cwd: proj,
-    env,
-  });
-  assert.equal(snap.code, 0, snap.stderr);
-  return { base, proj, env, runDir: runDirOf(snap.stdout) };
+/** CLAUDE.md of the race tests: every version the helpers put there keeps its tokens. */
+const RULES = "# Rules\nUse Node 20.11; NEVER skip review.\n";
+
+/**
+ * 30 `context-guard verify` runs while the helper process `source` (args: project, name, stop,
+ * ready) races them on CLAUDE.md; each must end (a hang fails at the deadline), never with an
+ * internal error, and is handed to `check`.
+ */
+async function raceVerifies(source: string, check: (r: BoundedRun) => void): Promise<void> {
+  const { base, proj, env, runDir } = snapshottedProject({ "CLAUDE.md": RULES }, "ctxkit-race-");
+  const stop = `${base}/stop`;
+  const ready = `${base}/ready`;
+  const helper = spawnScript(base, source, [proj, "CLAUDE.md", stop, ready]);
+  await until(() => existsSync(ready), "it was ready", helper);
+  try {
+    for (let i = 0; i < 30; i++) {
+      const r = await runToolWithin("context-guard", ["verify", "--run-dir", runDir, "CLAUDE.md"], {
+        cwd: proj,
+        env,
+      }, DEADLINE_MS);
+      assert.ok(!r.timedOut, `verify ${i} did not end (blocked)`);
+      assert.ok(!r.stderr.includes("internal error"), r.stderr);
+      check(r);
+    }
+  } finally {
+    writeFileSync(stop, "");
+    await helper.status;
+  }
 }
 
 /** Saves `name` by rename (write `.swp`, rename over) as fast as it can until `stop` exists. */
 const RENAME_LOOP = `
 const [dir, name, stop, ready] = Deno.args;
-const text = "# Rules\\nUse Node 20.11; NEVER skip review.\\n";
+const text = ${JSON.stringify(RULES)};
 Deno.writeTextFileSync(ready, "ready");
 for (let i = 0; ; i++) {
   if (i % 64 === 0) { try { Deno.statSync(stop); break; } catch { /* go on */ } }
@@ -221,39 +246,23 @@ for (let i = 0; ; i++) {
 `;
 
 Deno.test("item 8: verify racing an editor's rename-saves: a gate result or one line naming the file, never an internal error", async () => {
-  const { base, proj, env, runDir } = snapshotted();
-  const stop = `${base}/stop`;
-  const ready = `${base}/ready`;
-  const editor = spawnScript(base, RENAME_LOOP, [proj, "CLAUDE.md", stop, ready]);
-  await until(() => existsSync(ready), "it was ready", editor);
-  const outcomes = new Map<string, number>();
-  try {
-    for (let i = 0; i < 30; i++) {
-      const r = await runToolWithin("context-guard", ["verify", "--run-dir", runDir, "CLAUDE.md"], {
-        cwd: proj,
-        env,
-      }, DEADLINE_MS);
-      assert.ok(!r.timedOut, "verify did not end");
-      assert.ok(!r.stderr.includes("internal error"), r.stderr);
-      if (r.code === 0) {
-        assert.deepEqual(outLines(r), [
-          "FILE: CLAUDE.md",
-          "MISSING: 0",
-          "GATE: PASS",
-          "ACTION: kept",
-          "FILES_FAILED: 0",
-        ]);
-      } else {
-        assert.equal(r.code, 2, r.stderr);
-        assert.deepEqual(errLines(r), ["❌ cannot read CLAUDE.md: changed while reading"]);
-        assert.equal(r.stdout, "");
-      }
-      outcomes.set(String(r.code), (outcomes.get(String(r.code)) ?? 0) + 1);
+  const outcomes = new Map<number, number>();
+  await raceVerifies(RENAME_LOOP, (r) => {
+    if (r.code === 0) {
+      assert.deepEqual(outLines(r), [
+        "FILE: CLAUDE.md",
+        "MISSING: 0",
+        "GATE: PASS",
+        "ACTION: kept",
+        "FILES_FAILED: 0",
+      ]);
+    } else {
+      assert.equal(r.code, 2, r.stderr);
+      assert.deepEqual(errLines(r), ["❌ cannot read CLAUDE.md: changed while reading"]);
+      assert.equal(r.stdout, "");
     }
-  } finally {
-    writeFileSync(stop, "");
-    await editor.status;
-  }
+    outcomes.set(r.code, (outcomes.get(r.code) ?? 0) + 1);
+  });
   console.log(`verify outcomes by exit code: ${JSON.stringify(Object.fromEntries(outcomes))}`);
 });
 
@@ -264,7 +273,7 @@ Deno.test("item 8: verify racing an editor's rename-saves: a gate result or one 
 const FIFO_SWAPPER = `
 const [dir, name, stop, ready] = Deno.args;
 const reg = dir + "/.reg", fifo = dir + "/.fifo", tmp = dir + "/.swap";
-Deno.writeTextFileSync(reg, "# Rules\\nUse Node 20.11; NEVER skip review.\\n");
+Deno.writeTextFileSync(reg, ${JSON.stringify(RULES)});
 new Deno.Command("mkfifo", { args: [fifo] }).outputSync();
 Deno.writeTextFileSync(ready, "ready");
 for (let i = 0; ; i++) {
@@ -277,41 +286,25 @@ Deno.renameSync(tmp, dir + "/" + name);
 `;
 
 Deno.test("item 13: a FIFO swapped in by another process between the look and the open never blocks verify", async () => {
-  const { base, proj, env, runDir } = snapshotted();
-  const stop = `${base}/stop`;
-  const ready = `${base}/ready`;
-  const swapper = spawnScript(base, FIFO_SWAPPER, [proj, "CLAUDE.md", stop, ready]);
-  await until(() => existsSync(ready), "it was ready", swapper);
   const seen = new Set<string>();
-  try {
-    for (let i = 0; i < 30; i++) {
-      const r = await runToolWithin("context-guard", ["verify", "--run-dir", runDir, "CLAUDE.md"], {
-        cwd: proj,
-        env,
-      }, DEADLINE_MS);
-      assert.ok(!r.timedOut, `verify ${i} blocked (a FIFO was opened)`);
-      assert.ok(!r.stderr.includes("internal error"), r.stderr);
-      if (r.code === 0) {
-        assert.equal(lines(r.stdout).at(-1), "FILES_FAILED: 0");
-        seen.add("gated");
-      } else {
-        assert.equal(r.code, 2, r.stdout + r.stderr);
-        const [line, ...rest] = errLines(r);
-        assert.deepEqual(rest, []);
-        assert.ok(
-          [
-            "❌ target vanished: CLAUDE.md",
-            "❌ cannot read CLAUDE.md: not a regular file",
-            "❌ cannot read CLAUDE.md: changed while reading",
-          ].includes(line),
-          line,
-        );
-        seen.add(line);
-      }
+  await raceVerifies(FIFO_SWAPPER, (r) => {
+    if (r.code === 0) {
+      assert.equal(lines(r.stdout).at(-1), "FILES_FAILED: 0");
+      seen.add("gated");
+      return;
     }
-  } finally {
-    writeFileSync(stop, "");
-    await swapper.status;
-  }
+    assert.equal(r.code, 2, r.stdout + r.stderr);
+    const [line, ...rest] = errLines(r);
+    assert.deepEqual(rest, []);
+    assert.ok(
+      [
+        "❌ target vanished: CLAUDE.md",
+        "❌ cannot read CLAUDE.md: not a regular file",
+        "❌ cannot read CLAUDE.md: changed while reading",
+      ].includes(line),
+      line,
+    );
+    seen.add(line);
+  });
   console.log(`verify outcomes: ${[...seen].join(" | ")}`);
 });

@@ -10,8 +10,8 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
-import { baseEnv, isolatedCommand, makeTempDir, runTool, toolArgv, writeTree } from "./_helpers.ts";
-import { runDirOf } from "./_guard_fixtures.ts";
+import { baseEnv, isolatedCommand, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
+import { snapshottedProject } from "./_guard_fixtures.ts";
 import { dirname } from "../lib/paths.ts";
 
 /** Why strace cannot trace a child here, or `undefined`. */
@@ -151,17 +151,7 @@ Deno.test("item 14: text-guard's first snapshot syncs .claude/reports/ and the r
 Deno.test("item 14: state syncs .claude/brewtools/context-slim and the run's state/ into their parents before STATE: written", () => {
   const why = straceUnavailable();
   if (why !== undefined) return console.log(`SKIP: ${why}`);
-  const base = makeTempDir("ctxkit-durable-");
-  const home = `${base}/home`;
-  const proj = `${base}/proj`;
-  writeTree(proj, { "CLAUDE.md": "rules NEVER 1\n" });
-  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
-  const snap = runTool("context-guard", ["snapshot", "--allow-dirty", "CLAUDE.md"], {
-    cwd: proj,
-    env,
-  });
-  assert.equal(snap.code, 0, snap.stderr);
-  const runDir = runDirOf(snap.stdout);
+  const { base, proj, env, runDir } = snapshottedProject({ "CLAUDE.md": "rules NEVER 1\n" });
   const scan = `${base}/scan.json`;
   writeFileSync(scan, '{"scan_issues":[],"files":[],"totals":{"grand":{"tokens":0}}}');
   const r = traced(
@@ -181,17 +171,7 @@ Deno.test("item 14: state syncs .claude/brewtools/context-slim and the run's sta
 Deno.test("item 14: checkpoint syncs the draft/ directories it makes, restore the directories it makes again, before their lines", () => {
   const why = straceUnavailable();
   if (why !== undefined) return console.log(`SKIP: ${why}`);
-  const base = makeTempDir("ctxkit-durable-");
-  const home = `${base}/home`;
-  const proj = `${base}/proj`;
-  writeTree(proj, { "rules/a/b.md": "b 2\n" });
-  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
-  const snap = runTool("context-guard", ["snapshot", "--allow-dirty", "rules/a/b.md"], {
-    cwd: proj,
-    env,
-  });
-  assert.equal(snap.code, 0, snap.stderr);
-  const runDir = runDirOf(snap.stdout);
+  const { proj, env, runDir } = snapshottedProject({ "rules/a/b.md": "b 2\n" });
   rmSync(`${proj}/rules`, { recursive: true }); // the optimizer deleted the whole directory
   const cp = traced("text-guard", ["checkpoint", "--run-dir", runDir, "rules/a/b.md"], proj, env);
   assertDirsSynced(cp.trace, runDir, "CHECKPOINT: ");

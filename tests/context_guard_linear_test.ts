@@ -13,32 +13,27 @@ import { spawnSync } from "node:child_process";
 import { closeSync, openSync, writeFileSync } from "node:fs";
 import {
   makeSharedTempDir,
-  makeTempDir,
-  runTool,
   runToolAsUser,
   skipWithoutUnprivilegedUser,
   UNPRIVILEGED_ID,
   writeTree,
 } from "./_helpers.ts";
-import { errLines, outLines, runDirOf, runToolWithin } from "./_guard_fixtures.ts";
+import {
+  errLines,
+  outLines,
+  runDirOf,
+  runToolWithin,
+  snapshottedProject,
+} from "./_guard_fixtures.ts";
 
 const DEADLINE_MS = 150_000;
 const MB = 1_000_000;
 
 /** A project whose CLAUDE.md is `before`, snapshotted, then rewritten to `after`. */
 function rewritten(before: string, after: string) {
-  const base = makeTempDir("ctxkit-linear-");
-  const home = `${base}/home`;
-  const proj = `${home}/proj`;
-  writeTree(proj, { "CLAUDE.md": before });
-  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
-  const snap = runTool("context-guard", ["snapshot", "--allow-dirty", "CLAUDE.md"], {
-    cwd: proj,
-    env,
-  });
-  assert.equal(snap.code, 0, snap.stderr);
-  writeFileSync(`${proj}/CLAUDE.md`, after);
-  return { base, proj, env, runDir: runDirOf(snap.stdout) };
+  const p = snapshottedProject({ "CLAUDE.md": before }, "ctxkit-linear-");
+  writeFileSync(`${p.proj}/CLAUDE.md`, after);
+  return p;
 }
 
 const dots = ".".repeat(MB);
