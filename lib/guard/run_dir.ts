@@ -24,7 +24,7 @@ import { Sha256 } from "../_fs/sha256.ts";
 import { dirname, processCwd } from "../paths.ts";
 import { text } from "../text.ts";
 import { PathRefusedError, sandboxRefused, SnapshotMissingError } from "./errors.ts";
-import { requireTrustedRunDir, runOwner } from "./trust.ts";
+import { requireTrustedRunDir, runOwner } from "./run_owner.ts";
 
 /** Path of the snapshot copy of `rel` in `runDir`. */
 export function snapshotCopyPath(runDir: string, rel: string): string {

@@ -17,7 +17,7 @@ import { dirname, joinRoot } from "../paths.ts";
 import { text } from "../text.ts";
 import type { Reporter } from "./report.ts";
 import { isTrustedCopy, makeRunDirs, replaceFile, writePathProblem } from "./run_dir.ts";
-import { runOwner } from "./trust.ts";
+import { runOwner } from "./run_owner.ts";
 import { ownPrivate } from "../_fs/owner.ts";
 
 const SHA256 = z.string().check(z.regex(/^[0-9a-f]{64}$/));
@@ -135,33 +135,56 @@ function ownStateFile(record: RunState, root: string): string | undefined {
 }
 
 /**
- * After a whole run of `root` was restored: put its state file back as the run found it, when it
- * still holds what this run's `state` wrote (or was about to write); anything else is someone's
- * later write, kept. Prints `STATE: restored <path>`, `STATE: removed <path>` or, on stderr,
- * `STATE: kept <path> …`; nothing when the file is already as the run found it. Only `root`'s own
- * state file is ever touched, never another path a record names, nor one reached through a link.
+ * What undoing a whole run of `root` does to its state file (`references/context-guard.md#ratchet-state`):
+ * `restore` (it holds what this run's `state` wrote, and existed before), `remove` (it holds what
+ * the run wrote, and did not exist before), `keep` (someone's later write, or — `linked` — a path
+ * reached through that link or non-directory), or `undefined` — nothing to do: no record, a record of
+ * another path than `root`'s own state file, or the file already as the run found it (its `state`
+ * never got to write). Reads only; `restore --dry-run` shows it, a restore does it.
  */
-export function restoreRunState(runDir: string, root: string, reporter: Reporter): void {
+export function stateUndo(
+  runDir: string,
+  root: string,
+): { path: string; action: "restore" | "remove" | "keep"; linked?: string } | undefined {
   const record = readRunState(runDir);
-  if (record === undefined || record.written.length === 0) return;
+  if (record === undefined || record.written.length === 0) return undefined;
   const path = ownStateFile(record, root);
-  if (path === undefined) return;
-  if (record.existed && !isTrustedCopy(runDir, "state/previous")) return;
+  if (path === undefined) return undefined;
+  if (record.existed && !isTrustedCopy(runDir, "state/previous")) return undefined;
   const now = currentHash(path);
   if (now === undefined ? !record.existed : now === currentHash(previousPath(runDir))) {
-    return; // as the run found it: its state never got to write
+    return undefined; // as the run found it: its state never got to write
   }
   if (now === undefined || !record.written.includes(now)) {
-    reporter.err(text`STATE: kept ${path} (changed since this run wrote it)`);
-    return;
+    return { path, action: "keep" };
   }
   const problem = writePathProblem(root, path);
   if (problem !== undefined) {
-    reporter.err(text`STATE: kept ${path} (refusing to write through ${problem.at})`);
-    return;
+    return { path, action: "keep", linked: problem.at };
   }
-  if (record.existed) {
-    replaceFile(path, { copyFrom: previousPath(runDir) }, { mode: record.mode, exactMode: true });
+  return { path, action: record.existed ? "restore" : "remove" };
+}
+
+/**
+ * After a whole run of `root` was restored: put its state file back as the run found it
+ * ({@linkcode stateUndo}). Prints `STATE: restored <path>`, `STATE: removed <path>` or, on stderr,
+ * `STATE: kept <path> (changed since this run wrote it)` or
+ * `STATE: kept <path> (refusing to write through <component>)`; nothing when there is nothing to do. Only `root`'s own state
+ * file is ever touched, never another path a record names, nor one reached through a link.
+ */
+export function restoreRunState(runDir: string, root: string, reporter: Reporter): void {
+  const undo = stateUndo(runDir, root);
+  if (undo === undefined) return;
+  const { path } = undo;
+  if (undo.action === "keep") {
+    reporter.err(
+      undo.linked === undefined
+        ? text`STATE: kept ${path} (changed since this run wrote it)`
+        : text`STATE: kept ${path} (refusing to write through ${undo.linked})`,
+    );
+  } else if (undo.action === "restore") {
+    const mode = readRunState(runDir)?.mode ?? 0o644;
+    replaceFile(path, { copyFrom: previousPath(runDir) }, { mode, exactMode: true });
     reporter.out(text`STATE: restored ${path}`);
   } else {
     Deno.removeSync(path);

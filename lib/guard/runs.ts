@@ -21,7 +21,7 @@ import { ManifestHeadSchema, MAX_SEQ, readManifestJson, SeqSchema } from "./mani
 import type { Reporter } from "./report.ts";
 import { absoluteRunDir } from "./run_dir.ts";
 import type { GuardRoots, Layer } from "./roots.ts";
-import { backupRootProblem, manifestProblem, runEntryProblem, runOwner } from "./trust.ts";
+import { backupRootProblem, manifestProblem, runEntryProblem, runOwner } from "./run_owner.ts";
 
 const SUFFIX = "_context-slim";
 

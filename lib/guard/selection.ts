@@ -27,7 +27,7 @@ import {
   warnIgnored,
   warnIncomplete,
 } from "./runs.ts";
-import { requireTrustedRunDir } from "./trust.ts";
+import { requireTrustedRunDir } from "./run_owner.ts";
 
 const SUFFIX = "_context-slim";
 

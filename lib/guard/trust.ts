@@ -1,135 +1,89 @@
 /**
- * Whose runs are trusted (`references/context-guard.md#whose-runs-are-trusted`): a run dir, and
- * every file the guard reads from it, must be the invoking user's own, never reachable through a
- * folder another user can write. A run another user planted in a shared backup root is never
- * selected, restored, trusted or counted for retention; each is named in one line.
+ * Snapshot-trust runs and forced restores (`references/context-guard.md#snapshot-trust`).
+ *
+ * The released context-slim and text-optimize skills (brewtools 6.1.x) never run `checkpoint`, so
+ * no restore of theirs could prove the optimizer owns the bytes it is about to replace: the undo
+ * was silently off. A run taken in **snapshot-trust** mode (the installer's wrappers for such
+ * skills set {@linkcode TRUST_ENV}) records it in the run dir; recovering a file the run holds no
+ * checkpoint for then restores the snapshot as the released scripts did — after keeping the
+ * current bytes in `displaced/` (`displace.ts`), so unlike them nothing is lost. `--force` does the
+ * same for named files of any run.
  *
  * @module
  */
 
-import { ancestryProblem, type Invoker, invokingUser, ownPrivate } from "../_fs/owner.ts";
-import type { OwnershipProblem } from "../_fs/owner.ts";
-import { dirname, processCwd } from "../paths.ts";
-import { type Text, text } from "../text.ts";
-import { PathRefusedError } from "./errors.ts";
+import { ownPrivate } from "../_fs/owner.ts";
+import { readRegular } from "../_fs/read.ts";
+import { createFileExclusive } from "../_fs/write.ts";
+import { UsageError } from "../errors.ts";
+import { envValue } from "../paths.ts";
+import { text } from "../text.ts";
+import { asFileSystemError } from "./errors.ts";
+import { runOwner } from "./run_owner.ts";
 
-/** Why nothing can be trusted: the user this process runs as cannot be told. */
-const UNKNOWN_USER = "cannot tell which user runs this (grant --allow-sys=uid)";
+/** The environment variable that makes `snapshot` take a snapshot-trust run: `snapshot`. */
+export const TRUST_ENV = "CTXKIT_GUARD_TRUST";
 
-/** The user whose runs are trusted, or `undefined` when it cannot be told. */
-export function runOwner(): Invoker | undefined {
-  return invokingUser();
-}
+/** The only value of {@linkcode TRUST_ENV} (and of the marker file). */
+export const SNAPSHOT_TRUST = "snapshot";
 
-/** `<at> is not yours (owner uid N)` or `<at> is writable by others`. */
-function problemText(p: OwnershipProblem): Text {
-  return p.why === "not-owned"
-    ? text`${p.at} is not yours (owner uid ${p.uid ?? "?"})`
-    : text`${p.at} is writable by others`;
-}
-
-/** Why a run dir's own entry (its `lstat`) is not `who`'s: `not yours (owner uid N)`, or `writable by others`. */
-export function runEntryProblem(info: Deno.FileInfo, who: Invoker): Text | undefined {
-  if (ownPrivate(info, who)) return undefined;
-  return info.uid !== who.uid
-    ? text`not yours (owner uid ${info.uid ?? "?"})`
-    : text`writable by others`;
+/** The marker of a snapshot-trust run: `<run dir>/trust`, holding `snapshot\n`. */
+export function trustMarkerPath(runDir: string): string {
+  return `${runDir}/trust`;
 }
 
 /**
- * Why the backup root `B` (absolute) cannot be trusted — reachable through a folder another user
- * owns or can write ({@linkcode ancestryProblem}), or owned by another user itself — or
- * `undefined`. Every run in such a root is ignored, and no snapshot is written there.
+ * The trust mode the environment asks new runs for: `true` for `CTXKIT_GUARD_TRUST=snapshot`,
+ * `false` when unset or empty; any other value is a usage error (a typo must not silently take
+ * runs whose undo is off).
  */
-export function backupRootProblem(backups: string): Text | undefined {
-  const who = runOwner();
-  if (who === undefined) return text`${UNKNOWN_USER}`;
-  const p = ancestryProblem(backups, who);
-  return p === undefined ? undefined : problemText(p);
+export function trustFromEnv(): boolean {
+  const value = envValue(TRUST_ENV);
+  if (value === undefined) return false;
+  if (value === SNAPSHOT_TRUST) return true;
+  throw new UsageError(text`invalid ${TRUST_ENV}: ${value} (want ${SNAPSHOT_TRUST}, or unset)`);
 }
 
-/**
- * Why the run dir `runDir` cannot be trusted — not the invoking user's own, writable by others,
- * reached through a folder another user owns or can write, or its manifest another user's — or
- * `undefined`. A missing run dir is not judged here (its commands say what it lacks).
- */
-export function runDirProblem(runDir: string): Text | undefined {
-  const who = runOwner();
-  if (who === undefined) return text`${UNKNOWN_USER}`;
-  let info: Deno.FileInfo;
+/** Record a new run dir as snapshot-trust: the marker, created exclusively, `0600`. */
+export function writeTrustMarker(runDir: string): void {
+  const path = trustMarkerPath(runDir);
   try {
-    info = Deno.lstatSync(runDir);
-  } catch {
-    return undefined;
+    createFileExclusive(path, `${SNAPSHOT_TRUST}\n`, 0o600, true, false);
+  } catch (e) {
+    throw asFileSystemError(e, "write", path);
   }
-  if (!info.isDirectory) return undefined;
-  const own = runEntryProblem(info, who);
-  if (own !== undefined) return own;
-  const abs = runDir.startsWith("/") ? runDir : `${processCwd()}/${runDir}`;
-  const above = ancestryProblem(dirname(abs.replace(/\/+$/, "") || "/"), who);
-  if (above !== undefined) return problemText(above);
-  return manifestProblem(runDir, who);
 }
 
-/**
- * Why the run dir's manifest (a regular file; a link or anything else counts as no manifest) is
- * not `who`'s own: `its manifest is not yours (owner uid N)` or `… writable by others`.
- */
-export function manifestProblem(runDir: string, who: Invoker): Text | undefined {
-  let info: Deno.FileInfo;
+/** True when `runDir` was taken in snapshot-trust mode (its marker is a regular file, no link). */
+export function isTrustRun(runDir: string): boolean {
+  const owner = runOwner();
+  if (owner === undefined) return false;
   try {
-    info = Deno.lstatSync(`${runDir}/manifest.json`);
+    // Like every file read from a run, the invoking user's own or nothing
+    // (references/context-guard.md#whose-runs-are-trusted).
+    const bytes = readRegular(trustMarkerPath(runDir), {
+      follow: false,
+      maxBytes: 64,
+      ownedBy: (info) => ownPrivate(info, owner),
+    });
+    return new TextDecoder().decode(bytes).replace(/\n+$/, "") === SNAPSHOT_TRUST;
   } catch {
-    return undefined; // no manifest: its commands say so
+    return false; // absent, a link, unreadable: not a trust run (the safe side)
   }
-  if (!info.isFile) return undefined;
-  const bad = runEntryProblem(info, who);
-  return bad === undefined ? undefined : text`its manifest is ${bad}`;
 }
 
 /**
- * Refuse, before a snapshot makes its run dir, a place its runs could not be trusted in: a run dir
- * in the backup root `B` (`base`) when `B` is not trusted
- * (`❌ unsafe backup root <B>: <reason> - keep backups where only you can write`), any other one
- * whose parent is reached through a folder another user owns or can write
- * (`❌ untrusted run dir <D>: <reason>`). Exit 2, nothing written.
+ * What may replace a file whose current bytes are not provably the optimizer's:
+ * - `trust`: a snapshot-trust run — allowed when the run holds no checkpoint for the file;
+ * - `force`: `restore --force`, named files only — allowed whatever the records say.
+ *
+ * Either way the current bytes are kept in `displaced/` first; a link, a non-regular file or a file
+ * that cannot be read is still refused (`references/context-guard.md#may-restore`).
  */
-export function requireTrustedRunPlace(runDir: string, base: string | undefined): void {
-  const inBase = base !== undefined && (runDir === base || runDir.startsWith(`${base}/`));
-  if (inBase) {
-    const problem = backupRootProblem(base);
-    if (problem === undefined) return;
-    throw new PathRefusedError(
-      base,
-      "untrusted",
-      text`unsafe backup root ${base}: ${problem} - keep backups where only you can write`,
-    );
-  }
-  const who = runOwner();
-  const abs = runDir.startsWith("/") ? runDir : `${processCwd()}/${runDir}`;
-  const problem = who === undefined
-    ? text`${UNKNOWN_USER}`
-    : mapProblem(ancestryProblem(dirname(abs.replace(/\/+$/, "") || "/"), who));
-  if (problem !== undefined) {
-    throw new PathRefusedError(runDir, "untrusted", text`untrusted run dir ${runDir}: ${problem}`);
-  }
-}
+export type RestoreOverride = "trust" | "force";
 
-function mapProblem(p: OwnershipProblem | undefined): Text | undefined {
-  return p === undefined ? undefined : problemText(p);
-}
-
-/**
- * Refuse a run dir named on the command line that is not the invoking user's own
- * (`❌ untrusted run dir <D>: <reason>`, exit 2), before anything is read from it or written.
- */
-export function requireTrustedRunDir(runDir: string): void {
-  const problem = runDirProblem(runDir);
-  if (problem !== undefined) {
-    throw new PathRefusedError(
-      runDir,
-      "untrusted",
-      text`untrusted run dir ${runDir}: ${problem}`,
-    );
-  }
+/** The override a restore of `runDir` runs under: `force` when asked, `trust` for a trust run. */
+export function restoreOverride(runDir: string, force = false): RestoreOverride | undefined {
+  if (force) return "force";
+  return isTrustRun(runDir) ? "trust" : undefined;
 }

@@ -7,7 +7,7 @@
  */
 
 import { firstLine } from "../../_fs/errors.ts";
-import { existsFollow, isFileFollow, refusedBySandbox } from "../../_fs/inspect.ts";
+import { existsFollow, isFileFollow, physicalPath, refusedBySandbox } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
 import { fsyncDirectories, writeFileAtomic } from "../../_fs/write.ts";
@@ -20,7 +20,12 @@ import { writePathProblem } from "../run_dir.ts";
 import { keepStateBefore, rootStatePath } from "../run_state.ts";
 import { layerRuns, type Run, scanRuns, warnIgnored } from "../runs.ts";
 import type { Reporter } from "../report.ts";
-import { buildStateDocument, renderStateDocument, StateDocumentSchema } from "../state/document.ts";
+import {
+  buildStateDocument,
+  countOnce,
+  renderStateDocument,
+  StateDocumentSchema,
+} from "../state/document.ts";
 import { checkScanFile, type StateScanInput } from "../state/scan_input.ts";
 
 /** Where the state file is: `--out`, else under `--root` or the project root. */
@@ -149,7 +154,8 @@ export async function writeState(
   for (const scanPath of [options.before, options.after]) {
     const check = checkScanFile(scanPath);
     if (!check.ok) throw new ScanRejectedError(scanPath, check.reason);
-    scans.push(check.doc);
+    // One physical file is one file, however many names link to it.
+    scans.push(countOnce(check.doc, physicalPath));
   }
   let ledgerText: string | undefined;
   if (ledger !== undefined) {

@@ -31,11 +31,12 @@ import {
   textGuardRoot,
 } from "../roots.ts";
 import { linkedDirBelow, linkedRunPath, makeRunDirs, replaceFile } from "../run_dir.ts";
+import { writeTrustMarker } from "../trust.ts";
 import { gitFailure, isGitRepo, localStamp } from "./common.ts";
 import { copyTargets, replacedDuringSnapshot, type SnapshotRecord } from "./snapshot_copy.ts";
 
 export type { SnapshotRecord } from "./snapshot_copy.ts";
-import { requireTrustedRunPlace } from "../trust.ts";
+import { requireTrustedRunPlace } from "../run_owner.ts";
 import { parentsOf } from "../../_fs/dirs.ts";
 
 /** Inputs of {@linkcode stageSnapshot}. */
@@ -71,6 +72,11 @@ export interface StageSnapshotOptions {
    * asked git (else git is asked here).
    */
   inGit?: boolean;
+  /**
+   * Take a snapshot-trust run (`references/context-guard.md#snapshot-trust`): its marker is written
+   * as soon as the run dir exists, before any copy.
+   */
+  trust?: boolean;
 }
 
 /** What {@linkcode stageSnapshot} wrote. */
@@ -298,6 +304,7 @@ export async function stageSnapshot(
     made = createRunDir(runDir, base);
   }
   try {
+    if (options.trust) writeTrustMarker(runDir);
     if (inGit) appendIgnoreLine(ignoreFile);
     // The ancestors made (a first snapshot's ~/.claude and backups/) are synced into their parents
     // with the run's own directories, before RUN_DIR: is printed.

@@ -15,7 +15,16 @@ import {
 } from "../errors.ts";
 import { readForGate, refuseTooLarge } from "../gate_input.ts";
 import { sha256Hex } from "../../_fs/sha256.ts";
-import { currentState, judgeRestore, recheckRestore, restoreFile } from "../ownership.ts";
+import {
+  currentState,
+  type JudgedRestore,
+  judgeRestore,
+  recheckRestore,
+  restoreFile,
+} from "../ownership.ts";
+import { refusalHint } from "../refusal.ts";
+import { restoreDisplacing } from "../displace.ts";
+import { type RestoreOverride, restoreOverride } from "../trust.ts";
 import type { Reporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
 import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
@@ -89,17 +98,20 @@ export function reportMisses(rel: string, misses: readonly string[], reporter: R
 }
 
 /**
- * text-guard verify's own restore of a failed file: ownership proven, the replacement written and
- * synced beside it, then the file judged again right before the rename, as every restore does
- * (`references/context-guard.md#concurrency`) — a save that landed meanwhile is kept. False when
- * refused, at either check.
+ * text-guard verify's own restore of a failed file whose ownership was proven (`judged`): the
+ * replacement written and synced beside it, then the file judged again right before the rename,
+ * as every restore does (`references/context-guard.md#concurrency`) — a save that landed meanwhile
+ * is kept. False when refused there.
  */
-function restoreChecked(runDir: string, t: ResolvedPath): boolean {
-  const copyHash = currentState(snapshotCopyPath(runDir, t.rel));
-  const judged = judgeRestore(runDir, t.rel, t.abs, copyHash);
-  if (!judged.allowed) return false;
+function restoreChecked(
+  runDir: string,
+  t: ResolvedPath,
+  judged: JudgedRestore,
+  copyHash: string | undefined,
+  override: RestoreOverride | undefined,
+): boolean {
   const recheck = () => {
-    if (!recheckRestore(runDir, t.rel, t.abs, judged, copyHash).allowed) {
+    if (!recheckRestore(runDir, t.rel, t.abs, judged, copyHash, override).allowed) {
       throw new RestoreRefusedError([t.rel]);
     }
   };
@@ -158,6 +170,7 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
     return misses.length === 0 ? undefined : options.coverage?.cover(t, copyBytes, misses);
   });
   const verdicts: FileVerdict[] = [];
+  const override = options.noRestore ? undefined : restoreOverride(runDir);
   let failed = 0;
   for (const [i, t] of targets.entries()) {
     const misses = gated[i].misses;
@@ -181,13 +194,22 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
     let action: FileVerdict["action"] = "kept";
     if (options.noRestore) {
       reporter.out(text`ACTION: kept`);
-    } else if (restoreChecked(runDir, t)) {
-      reporter.out(text`ACTION: restored`);
-      action = "restored";
     } else {
-      reporter.err(refusalLine(t.rel));
-      reporter.out(text`ACTION: kept (restore refused)`);
-      action = "refused";
+      const copyHash = currentState(snapshotCopyPath(runDir, t.rel));
+      const judged = judgeRestore(runDir, t.rel, t.abs, copyHash, override);
+      const restored = !judged.allowed
+        ? false
+        : judged.displace
+        ? restoreDisplacing(runDir, t, judged, override, reporter)
+        : restoreChecked(runDir, t, judged, copyHash, override);
+      if (restored) {
+        reporter.out(text`ACTION: restored`);
+        action = "restored";
+      } else {
+        reporter.err(text`${refusalLine(t.rel)}\n${refusalHint(runDir, t, root)}`);
+        reporter.out(text`ACTION: kept (restore refused)`);
+        action = "refused";
+      }
     }
     verdicts.push({ target: t, misses, gate: "fail", action });
   }
