@@ -12,6 +12,7 @@ import {
   type BoundedRun,
   errLines,
   outLines,
+  refusedLines,
   runDirOf,
   runToolWithin,
   snapshottedProject,
@@ -196,9 +197,10 @@ Deno.test("item 3: text-guard verify's restore checks the file again right befor
     console.log("the save landed after the restore's rename");
   } else {
     assert.deepEqual(out.slice(4), ["ACTION: kept (restore refused)", "FILES_FAILED: 1"]);
-    assert.deepEqual(errLines(r), [
-      "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
-    ]);
+    assert.deepEqual(
+      errLines(r),
+      refusedLines("text-guard", runDir, "CLAUDE.md", `${proj}/CLAUDE.md`, proj),
+    );
   }
   assert.deepEqual(readdirSync(proj).filter((n) => n.includes("ctxkit-tmp")), []);
 });
