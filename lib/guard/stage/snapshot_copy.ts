@@ -60,7 +60,7 @@ export async function copyTargets(
     copies.push(copy);
   }
   await fsyncFiles(copies);
-  let changed = await changedWhenQuiet(targets, records, checked);
+  let changed = changedSinceCopied(targets, records);
   for (let round = 1; changed.length > 0; round++) {
     if (round >= COPY_ATTEMPTS) throw keptChanging(changed[0].arg);
     const again = changed.map((t) => {
@@ -69,40 +69,9 @@ export async function copyTargets(
       return copy;
     });
     await fsyncFiles(again);
-    changed = await changedWhenQuiet(changed, records, checked);
+    changed = changedSinceCopied(changed, records);
   }
   await fsyncDirectories(dirs);
-}
-
-/**
- * How long a file saved during the snapshot itself (changed between the pre-flight look and its
- * copy) must have stayed unchanged before its copy is trusted: an editor's in-place save truncates,
- * then writes, and a copy taken between the two is a state the file was in only for that moment.
- * Files not saved meanwhile — nearly always — never wait.
- */
-const QUIET_MS = 250;
-
-/**
- * {@linkcode changedSinceCopied}, asked once every file saved during this snapshot has been left
- * alone for {@linkcode QUIET_MS} since its last change (the wait is for the youngest of them, and
- * only when one exists).
- */
-async function changedWhenQuiet(
-  targets: readonly ResolvedPath[],
-  records: ReadonlyMap<string, SnapshotRecord>,
-  checked: ReadonlyMap<string, Deno.FileInfo>,
-): Promise<ResolvedPath[]> {
-  let youngest = -Infinity;
-  for (const t of targets) {
-    const source = records.get(t.rel)?.written?.source;
-    const looked = checked.get(t.rel);
-    if (source === undefined || looked === undefined || sameFileState(looked, source)) continue;
-    const changed = Math.max(source.mtime?.getTime() ?? 0, source.ctime?.getTime() ?? 0);
-    youngest = Math.max(youngest, changed);
-  }
-  const wait = youngest + QUIET_MS - Date.now();
-  if (wait > 0) await new Promise((resolve) => setTimeout(resolve, wait));
-  return changedSinceCopied(targets, records);
 }
 
 /**
