@@ -301,3 +301,10 @@ export async function runToolWithin(
     timedOut,
   };
 }
+
+/** Why strace cannot trace a child here, or `undefined`. */
+export function straceUnavailable(): string | undefined {
+  const r = spawnSync("strace", ["-f", "-qq", "-e", "trace=none", "true"], { encoding: "utf8" });
+  if (r.error !== undefined) return `strace is not installed (${r.error.message})`;
+  return r.status === 0 ? undefined : `strace cannot trace here: ${r.stderr.trim()}`;
+}

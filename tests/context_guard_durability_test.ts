@@ -11,15 +11,8 @@ import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { readFileSync, rmSync, writeFileSync } from "node:fs";
 import { baseEnv, isolatedCommand, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
-import { snapshottedProject } from "./_guard_fixtures.ts";
+import { snapshottedProject, straceUnavailable } from "./_guard_fixtures.ts";
 import { dirname } from "../lib/paths.ts";
-
-/** Why strace cannot trace a child here, or `undefined`. */
-function straceUnavailable(): string | undefined {
-  const r = spawnSync("strace", ["-f", "-qq", "-e", "trace=none", "true"], { encoding: "utf8" });
-  if (r.error !== undefined) return `strace is not installed (${r.error.message})`;
-  return r.status === 0 ? undefined : `strace cannot trace here: ${r.stderr.trim()}`;
-}
 
 interface Trace {
   /** Directories made, with the index of the line that made them. */
