@@ -1,17 +1,21 @@
 /**
- * Issue 29, item 13 (`references/context-guard.md#no-write-through-a-link`): a FIFO put at a
- * target between the guard's last look at it and its open never blocks `verify`. The window is
+ * Issue 29, items 13 and 8 (`references/context-guard.md#no-write-through-a-link`,
+ * `#the-token-gate`): a FIFO put at a target between the guard's last look at it and its open never
+ * blocks `verify`, and a rename-save landing there is gated or named in one line. The window is
  * opened on purpose, not raced for: a first run under `strace` counts the looks (`statx` by path)
  * before the target's open; a second run is stopped by `strace` right after the last of them
  * (SIGSTOP injected into that call), the test swaps a FIFO in while it is stopped, then lets it go
  * on. An open that waits for a writer never ends (the test's deadline is a failure bound, never a
- * wait); the guard must refuse the FIFO in one line.
+ * wait).
  */
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, readFileSync, renameSync } from "node:fs";
-import { baseEnv, isolatedCommand, makeTempDir, toolArgv } from "./_helpers.ts";
+import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { baseEnv, isolatedCommand, lines, makeTempDir, toolArgv } from "./_helpers.ts";
 import { snapshottedProject, straceUnavailable, until } from "./_guard_fixtures.ts";
+
+/** The rules every version of CLAUDE.md here holds. */
+const RULES = "# Rules\nUse Node 20.11; NEVER skip review.\n";
 
 /** Far above what a verify of a two-line file takes on a busy machine; a blocked open never ends. */
 const DEADLINE_MS = 120_000;
@@ -40,14 +44,31 @@ function looksBeforeOpen(log: string, path: string): number {
   throw new Error(`${path} was never opened:\n${readFileSync(log, "utf8")}`);
 }
 
-Deno.test("item 13: a FIFO put at the target between verify's last look and its open is refused in one line, never waited on", async () => {
+/** What a verify stopped after its last look did once `change` was made at its target. */
+interface StoppedRun {
+  code: number;
+  stdout: string;
+  /** stderr's lines. */
+  errors: string[];
+  /** Still running at the deadline (killed): it waited on something that never came. */
+  blocked: boolean;
+}
+
+/**
+ * Run `context-guard verify` of a snapshotted CLAUDE.md, stopped by `strace` right after its last
+ * look at the target; make `change` there while it is stopped, then let it go on. `undefined`
+ * (after a SKIP line) where strace cannot trace.
+ */
+async function changedAfterLastLook(
+  change: (target: string) => void,
+): Promise<StoppedRun | undefined> {
   const why = straceUnavailable();
-  if (why !== undefined) return console.log(`SKIP: ${why}`);
-  const p = snapshottedProject({ "CLAUDE.md": "# Rules\nUse Node 20.11; NEVER skip review.\n" });
+  if (why !== undefined) return void console.log(`SKIP: ${why}`);
+  const p = snapshottedProject({ "CLAUDE.md": RULES });
   const target = `${p.proj}/CLAUDE.md`;
   const env = { ...baseEnv(), PWD: p.proj, ...p.env };
   const verify = [...toolArgv("context-guard"), "verify", "--run-dir", p.runDir, "CLAUDE.md"];
-  const logs = makeTempDir("ctxkit-fifo-");
+  const logs = makeTempDir("ctxkit-window-");
 
   // 1. How many looks come before the open (whatever the implementation does).
   const [program, args] = isolatedCommand(env, [...straceOn(target, `${logs}/count`), ...verify]);
@@ -56,7 +77,7 @@ Deno.test("item 13: a FIFO put at the target between verify's last look and its 
   const looks = looksBeforeOpen(`${logs}/count`, target);
   assert.ok(looks > 0, "verify opened the target without a look: no window to test");
 
-  // 2. Stopped right after the last look; a FIFO is put there; it goes on.
+  // 2. Stopped right after the last look; the change is made; it goes on.
   const log = `${logs}/stopped`;
   const inject = ["-e", `inject=statx:signal=SIGSTOP:when=${looks}`];
   const [program2, args2] = isolatedCommand(env, [...straceOn(target, log, ...inject), ...verify]);
@@ -71,8 +92,7 @@ Deno.test("item 13: a FIFO put at the target between verify's last look and its 
   const stopped = () => existsSync(log) && readFileSync(log, "utf8").includes("stopped by SIGSTOP");
   await until(stopped, "it was stopped after its last look", child);
   const verifier = Number(/^(\d+) /.exec(readFileSync(log, "utf8"))![1]);
-  renameSync(target, `${target}.saved`);
-  assert.equal(spawnSync("mkfifo", [target]).status, 0, "mkfifo");
+  change(target);
   Deno.kill(verifier, "SIGCONT");
 
   let blocked = false;
@@ -86,13 +106,45 @@ Deno.test("item 13: a FIFO put at the target between verify's last look and its 
   }, DEADLINE_MS);
   const r = await output;
   clearTimeout(timer);
-  assert.ok(!blocked, "verify waited on the FIFO for a writer (killed at the deadline)");
   const decoder = new TextDecoder();
   const stderr = decoder.decode(r.stderr);
-  assert.equal(r.code, 2, stderr);
-  assert.equal(decoder.decode(r.stdout), "");
-  assert.deepEqual(stderr.trimEnd().split("\n"), [
-    "❌ cannot read CLAUDE.md: not a regular file",
-    "❌ FAILED EXIT:2",
-  ]);
+  return { code: r.code, stdout: decoder.decode(r.stdout), errors: lines(stderr), blocked };
+}
+
+Deno.test("item 13: a FIFO put at the target between verify's last look and its open is refused in one line, never waited on", async () => {
+  const r = await changedAfterLastLook((target) => {
+    renameSync(target, `${target}.saved`);
+    assert.equal(spawnSync("mkfifo", [target]).status, 0, "mkfifo");
+  });
+  if (r === undefined) return;
+  assert.ok(!r.blocked, "verify waited on the FIFO for a writer (killed at the deadline)");
+  assert.equal(r.code, 2, r.errors.join("\n"));
+  assert.equal(r.stdout, "");
+  assert.deepEqual(r.errors, ["❌ cannot read CLAUDE.md: not a regular file", "❌ FAILED EXIT:2"]);
+});
+
+Deno.test("item 8: a rename-save between verify's last look and its open: a gate result or one line naming the file, never an internal error", async () => {
+  const r = await changedAfterLastLook((target) => {
+    writeFileSync(`${target}.swp`, RULES);
+    renameSync(`${target}.swp`, target);
+  });
+  if (r === undefined) return;
+  assert.ok(!r.blocked, "verify did not end");
+  if (r.code === 0) {
+    // The saved file keeps every token: gated on what the path names now.
+    assert.deepEqual(lines(r.stdout), [
+      "FILE: CLAUDE.md",
+      "MISSING: 0",
+      "GATE: PASS",
+      "ACTION: kept",
+      "FILES_FAILED: 0",
+    ]);
+  } else {
+    assert.equal(r.code, 2, r.errors.join("\n"));
+    assert.equal(r.stdout, "");
+    assert.deepEqual(r.errors, [
+      "❌ cannot read CLAUDE.md: changed while reading",
+      "❌ FAILED EXIT:2",
+    ]);
+  }
 });
