@@ -5,7 +5,7 @@
  * @module
  */
 
-import { strictEqual } from "node:assert/strict";
+import { deepStrictEqual as assertDeepEqual, strictEqual } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { spawnSync } from "node:child_process";
 import {
@@ -283,12 +283,27 @@ export async function runToolWithin(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
+  return await outputWithin(child, deadlineMs);
+}
+
+/**
+ * The output of `child` (stdout and stderr piped), or, if it has not ended within `deadlineMs`, of
+ * `child` killed then (with every process in `alsoKill`, a tracee `child` leaves behind): a
+ * failure bound, never a wait.
+ */
+export async function outputWithin(
+  child: Deno.ChildProcess,
+  deadlineMs: number,
+  alsoKill: readonly number[] = [],
+): Promise<BoundedRun> {
   let timedOut = false;
   const timer = setTimeout(() => {
     timedOut = true;
-    try {
-      child.kill("SIGKILL");
-    } catch { /* already gone */ }
+    for (const pid of [...alsoKill, child.pid]) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* already gone */ }
+    }
   }, deadlineMs);
   const out = await child.output();
   clearTimeout(timer);
@@ -300,6 +315,27 @@ export async function runToolWithin(
     stdoutBytes: out.stdout,
     timedOut,
   };
+}
+
+/**
+ * A `verify` of CLAUDE.md (every version of it keeps its tokens) that a rename-save raced: a gate
+ * result, or one line naming the file, exit 2 — never an internal error (issue 29 item 8,
+ * `references/context-guard.md#the-token-gate`).
+ */
+export function assertGatedOrChangedWhileReading(r: RunResult): void {
+  if (r.code === 0) {
+    assertDeepEqual(outLines(r), [
+      "FILE: CLAUDE.md",
+      "MISSING: 0",
+      "GATE: PASS",
+      "ACTION: kept",
+      "FILES_FAILED: 0",
+    ]);
+  } else {
+    strictEqual(r.code, 2, r.stderr);
+    assertDeepEqual(errLines(r), ["❌ cannot read CLAUDE.md: changed while reading"]);
+    strictEqual(r.stdout, "");
+  }
 }
 
 /** Why strace cannot trace a child here, or `undefined`. */

@@ -11,8 +11,16 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { baseEnv, isolatedCommand, lines, makeTempDir, toolArgv } from "./_helpers.ts";
-import { snapshottedProject, straceUnavailable, until } from "./_guard_fixtures.ts";
+import { baseEnv, isolatedCommand, makeTempDir, toolArgv } from "./_helpers.ts";
+import {
+  assertGatedOrChangedWhileReading,
+  type BoundedRun,
+  errLines,
+  outputWithin,
+  snapshottedProject,
+  straceUnavailable,
+  until,
+} from "./_guard_fixtures.ts";
 
 /** The rules every version of CLAUDE.md here holds. */
 const RULES = "# Rules\nUse Node 20.11; NEVER skip review.\n";
@@ -44,16 +52,6 @@ function looksBeforeOpen(log: string, path: string): number {
   throw new Error(`${path} was never opened:\n${readFileSync(log, "utf8")}`);
 }
 
-/** What a verify stopped after its last look did once `change` was made at its target. */
-interface StoppedRun {
-  code: number;
-  stdout: string;
-  /** stderr's lines. */
-  errors: string[];
-  /** Still running at the deadline (killed): it waited on something that never came. */
-  blocked: boolean;
-}
-
 /**
  * Run `context-guard verify` of a snapshotted CLAUDE.md, stopped by `strace` right after its last
  * look at the target; make `change` there while it is stopped, then let it go on. `undefined`
@@ -61,7 +59,7 @@ interface StoppedRun {
  */
 async function changedAfterLastLook(
   change: (target: string) => void,
-): Promise<StoppedRun | undefined> {
+): Promise<BoundedRun | undefined> {
   const why = straceUnavailable();
   if (why !== undefined) return void console.log(`SKIP: ${why}`);
   const p = snapshottedProject({ "CLAUDE.md": RULES });
@@ -88,27 +86,13 @@ async function changedAfterLastLook(
     stdout: "piped",
     stderr: "piped",
   }).spawn();
-  const output = child.output();
   const stopped = () => existsSync(log) && readFileSync(log, "utf8").includes("stopped by SIGSTOP");
   await until(stopped, "it was stopped after its last look", child);
   const verifier = Number(/^(\d+) /.exec(readFileSync(log, "utf8"))![1]);
   change(target);
   Deno.kill(verifier, "SIGCONT");
 
-  let blocked = false;
-  const timer = setTimeout(() => {
-    blocked = true;
-    for (const pid of [verifier, child.pid]) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch { /* gone */ }
-    }
-  }, DEADLINE_MS);
-  const r = await output;
-  clearTimeout(timer);
-  const decoder = new TextDecoder();
-  const stderr = decoder.decode(r.stderr);
-  return { code: r.code, stdout: decoder.decode(r.stdout), errors: lines(stderr), blocked };
+  return await outputWithin(child, DEADLINE_MS, [verifier]);
 }
 
 Deno.test("item 13: a FIFO put at the target between verify's last look and its open is refused in one line, never waited on", async () => {
@@ -117,10 +101,10 @@ Deno.test("item 13: a FIFO put at the target between verify's last look and its 
     assert.equal(spawnSync("mkfifo", [target]).status, 0, "mkfifo");
   });
   if (r === undefined) return;
-  assert.ok(!r.blocked, "verify waited on the FIFO for a writer (killed at the deadline)");
-  assert.equal(r.code, 2, r.errors.join("\n"));
+  assert.ok(!r.timedOut, "verify waited on the FIFO for a writer (killed at the deadline)");
+  assert.equal(r.code, 2, r.stderr);
   assert.equal(r.stdout, "");
-  assert.deepEqual(r.errors, ["❌ cannot read CLAUDE.md: not a regular file", "❌ FAILED EXIT:2"]);
+  assert.deepEqual(errLines(r), ["❌ cannot read CLAUDE.md: not a regular file"]);
 });
 
 Deno.test("item 8: a rename-save between verify's last look and its open: a gate result or one line naming the file, never an internal error", async () => {
@@ -129,22 +113,6 @@ Deno.test("item 8: a rename-save between verify's last look and its open: a gate
     renameSync(`${target}.swp`, target);
   });
   if (r === undefined) return;
-  assert.ok(!r.blocked, "verify did not end");
-  if (r.code === 0) {
-    // The saved file keeps every token: gated on what the path names now.
-    assert.deepEqual(lines(r.stdout), [
-      "FILE: CLAUDE.md",
-      "MISSING: 0",
-      "GATE: PASS",
-      "ACTION: kept",
-      "FILES_FAILED: 0",
-    ]);
-  } else {
-    assert.equal(r.code, 2, r.errors.join("\n"));
-    assert.equal(r.stdout, "");
-    assert.deepEqual(r.errors, [
-      "❌ cannot read CLAUDE.md: changed while reading",
-      "❌ FAILED EXIT:2",
-    ]);
-  }
+  assert.ok(!r.timedOut, "verify did not end");
+  assertGatedOrChangedWhileReading(r);
 });
