@@ -28,6 +28,7 @@ import {
   type RunResult,
   runTool,
   selfCommandWords,
+  selfCommandWordsAsUser,
   type Tool,
   toolArgv,
   writeTree,
@@ -38,6 +39,7 @@ import {
  * (`references/context-guard.md#may-restore`): where the current bytes (`file`, absolute) and the
  * original are, and the forced restore of the tool under test — context-guard's names `file`
  * (logical); text-guard's (`root` given, its physical root) sets `CLAUDE_PROJECT_DIR` first.
+ * `asUser`: the run was {@linkcode runToolAsUser}'s, whose program may be a copy that user reaches.
  */
 export function refusedLines(
   tool: "context-guard" | "text-guard",
@@ -45,9 +47,10 @@ export function refusedLines(
   rel: string,
   file: string,
   root?: string,
+  asUser = false,
 ): string[] {
   const words = [
-    ...selfCommandWords(tool, ["--allow-all"]),
+    ...(asUser ? selfCommandWordsAsUser : selfCommandWords)(tool, ["--allow-all"]),
     "restore",
     "--run-dir",
     runDir,
