@@ -3,12 +3,21 @@
  * `Deno.listen` because `Deno.serve` has no connection cap and no header deadline: one local
  * process holding connections open must never take the backend down.
  *
- * - **Connections**: at most `maxConnections` at once, far below any fd limit. A connection past
- *   the cap takes the place of a connection that never carried a trusted (authenticated) request,
- *   the one active the longest ago first, busy or not; else of the trusted one idle the longest;
- *   when every connection is a trusted one busy with a request, the newcomer is closed. An accept
- *   error (`EMFILE` included) frees a place the same way, waits a moment and goes on: it never
- *   ends the server.
+ * - **Connections**: two bounded pools, far below any fd limit. A connection that has sent no byte
+ *   yet is *silent*: at most `maxSilent` of them, and a newcomer past that takes the place of the
+ *   oldest one — but only once it has been open `silentGraceMs` (the accept loop waits until then:
+ *   the kernel's queue holds the newcomers). So a request already in its socket is always read
+ *   before its connection can lose its place, however fast another user opens silent connections
+ *   and however slowly a busy machine delivers the read (an accept of a queued connection
+ *   completes without a turn of the event loop, so without the grace a flood of accepts runs
+ *   ahead of every read). A connection that sent bytes is *speaking*: at most `maxConnections` of
+ *   them; one past the cap takes the place of a connection that never carried a trusted
+ *   (authenticated) request, the one active the longest ago first, busy or not; else of the trusted
+ *   one idle the longest; when every speaking connection is a trusted one busy with a request, it
+ *   is closed itself. A request that arrives whole is judged the moment its bytes are read, so an
+ *   authenticated one is trusted before anything can evict it. An accept error (`EMFILE`
+ *   included) frees a place (the oldest silent connection, else as above), waits a moment and
+ *   goes on: it never ends the server.
  * - **Admission**: the `admit` hook judges each request from its head, before any body byte is
  *   read; a request it does not trust is never given its body, so an unauthenticated client cannot
  *   hold a connection open by never finishing one.
@@ -70,8 +79,12 @@ export interface HttpLimits {
   headerTimeoutMs: number;
   /** A kept-alive connection without a request is closed after this many ms (the idle deadline). */
   idleTimeoutMs: number;
-  /** Most connections open at once. */
+  /** Most connections that sent bytes (a request in progress, or a trusted keep-alive) at once. */
   maxConnections: number;
+  /** Most connections that have sent nothing yet, at once. */
+  maxSilent: number;
+  /** A silent connection keeps its place at least this many ms (its chance to be read). */
+  silentGraceMs: number;
   /** Largest request head (request line and fields) in bytes. */
   maxHeadBytes: number;
   /** Largest request body in bytes. */
@@ -83,6 +96,8 @@ export const DEFAULT_LIMITS: Readonly<HttpLimits> = Object.freeze({
   headerTimeoutMs: 5_000,
   idleTimeoutMs: 10_000,
   maxConnections: 64,
+  maxSilent: 256,
+  silentGraceMs: 250,
   maxHeadBytes: 8192,
   maxBodyBytes: 4096,
 });
@@ -243,17 +258,27 @@ class Connection {
   busy = false;
   /** True once a request on this connection was trusted (authenticated): a real client's. */
   trusted = false;
+  /** When the connection was accepted (epoch-ms). */
+  readonly accepted = Date.now();
   /** When a byte last arrived or an answer was last written (epoch-ms). */
-  lastActivity = Date.now();
+  lastActivity = this.accepted;
+  /** True once a byte arrived: it left the silent pool for the speaking one. */
+  spoke = false;
   closed = false;
   readonly #conn: Deno.Conn;
   readonly #onClose: (c: Connection) => void;
+  readonly #onSpeak: (c: Connection) => void;
   readonly #scratch = new Uint8Array(8192);
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(conn: Deno.Conn, onClose: (c: Connection) => void) {
+  constructor(
+    conn: Deno.Conn,
+    onClose: (c: Connection) => void,
+    onSpeak: (c: Connection) => void,
+  ) {
     this.#conn = conn;
     this.#onClose = onClose;
+    this.#onSpeak = onSpeak;
   }
 
   /** Close now (idempotent): the descriptor is released at once and a pending read ends. */
@@ -285,7 +310,11 @@ class Connection {
     if (n === null || n === 0) return false;
     this.pending = concat(this.pending, this.#scratch.subarray(0, n));
     this.lastActivity = Date.now();
-    return true;
+    if (!this.spoke) {
+      this.spoke = true;
+      this.#onSpeak(this);
+    }
+    return !this.closed;
   }
 
   /** Take `n` bytes from {@linkcode pending}. */
@@ -409,29 +438,57 @@ function wantsKeepAlive(head: RequestHead): boolean {
  */
 export function serveHttp(options: HttpServerOptions): HttpServer {
   const limits: HttpLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const open = new Set<Connection>();
+  /** Connections that have sent nothing yet, oldest first (a `Set` keeps insertion order). */
+  const silent = new Set<Connection>();
+  /** Connections that sent bytes. */
+  const speaking = new Set<Connection>();
   const tasks = new Set<Promise<void>>();
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
   /**
-   * Free a place: close the connection that never carried a trusted request and was active the
-   * longest ago (busy or not), else the trusted one idle the longest; false when every connection
-   * is a trusted one busy with a request.
+   * The speaking connection to close for another one: one that never carried a trusted request,
+   * the one active the longest ago first (busy or not), else the trusted one idle the longest;
+   * `undefined` when every other one is a trusted one busy with a request.
    */
-  const evict = (): boolean => {
+  const speakingVictim = (except?: Connection): Connection | undefined => {
     let victim: Connection | undefined;
     let victimRank = 2;
-    for (const c of open) {
+    for (const c of speaking) {
       const rank = !c.trusted ? 0 : c.busy ? 2 : 1;
-      if (rank === 2) continue;
+      if (rank === 2 || c === except) continue;
       if (rank < victimRank || (rank === victimRank && c.lastActivity < victim!.lastActivity)) {
         victim = c;
         victimRank = rank;
       }
     }
-    victim?.close();
-    return victim !== undefined;
+    return victim;
+  };
+
+  /** A connection's first bytes: it joins the speaking pool, taking a place when it is full. */
+  const onSpeak = (c: Connection) => {
+    silent.delete(c);
+    if (speaking.size >= limits.maxConnections) (speakingVictim(c) ?? c).close();
+    if (!c.closed) speaking.add(c);
+  };
+
+  /**
+   * Make room in the silent pool for a newcomer: close the oldest silent connection once it has
+   * had its grace (waiting for that on a timer; the newcomer waits in the kernel's queue).
+   */
+  const makeSilentRoom = async () => {
+    while (!stopping && silent.size >= limits.maxSilent) {
+      const oldest: Connection = silent.values().next().value!;
+      const left = oldest.accepted + limits.silentGraceMs - Date.now();
+      if (left <= 0) oldest.close();
+      else await new Promise((resolve) => setTimeout(resolve, left));
+    }
+  };
+
+  /** Free a descriptor after an accept error: the oldest silent connection, else a speaking one. */
+  const evictAny = () => {
+    const oldest = silent.values().next().value ?? speakingVictim();
+    oldest?.close();
   };
 
   /** Write an answer within the deadline; true when the connection stays open for another. */
@@ -505,8 +562,11 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
     try {
       (conn as Deno.TcpConn).setNoDelay?.(true);
     } catch { /* not a TCP connection */ }
-    const c = new Connection(conn, (closed) => open.delete(closed));
-    open.add(c);
+    const c = new Connection(conn, (closed) => {
+      silent.delete(closed);
+      speaking.delete(closed);
+    }, onSpeak);
+    silent.add(c);
     const task = serveConnection(c).catch(() => {}).finally(() => {
       c.close();
       tasks.delete(task);
@@ -522,11 +582,12 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
       } catch {
         if (stopping) break;
         // Out of descriptors (EMFILE) or a passing failure: free a place, wait, go on.
-        evict();
+        evictAny();
         await new Promise((resolve) => setTimeout(resolve, ACCEPT_RETRY_MS));
         continue;
       }
-      if (stopping || (open.size >= limits.maxConnections && !evict())) {
+      await makeSilentRoom();
+      if (stopping) {
         try {
           conn.close();
         } catch { /* already gone */ }
@@ -538,7 +599,7 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
 
   return {
     get connections() {
-      return open.size;
+      return silent.size + speaking.size;
     },
     shutdown: () => {
       stopped ??= (async () => {
@@ -547,7 +608,7 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
           options.listener.close();
         } catch { /* already closed */ }
         await accepting;
-        for (const c of open) if (!c.busy) c.close();
+        for (const c of [...silent, ...speaking]) if (!c.busy) c.close();
         while (tasks.size > 0) await Promise.all([...tasks]);
       })();
       return stopped;

@@ -169,6 +169,27 @@ Deno.test("serveHttp: past the cap, a newcomer takes the place of the longest-id
   });
 });
 
+Deno.test("serveHttp: silent connections give their place up oldest first, never before their grace, and a queued request is read (issue 30.2)", async () => {
+  await withServer({ maxSilent: 2, silentGraceMs: 300 }, async (port, seen, server) => {
+    const opened = Date.now();
+    const first = await Deno.connect({ hostname: "127.0.0.1", port });
+    const second = await Deno.connect({ hostname: "127.0.0.1", port });
+    for (const deadline = Date.now() + 30_000; server.connections < 2;) {
+      if (Date.now() > deadline) throw new Error("connections never opened");
+      await new Promise((r) => setTimeout(r, 5));
+    }
+    // A request already in its socket when it waits in the kernel's queue: answered.
+    const real = await Deno.connect({ hostname: "127.0.0.1", port });
+    await real.write(enc("GET /r HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert.match(await readAll(real), /^HTTP\/1.1 200 OK/);
+    // The oldest silent connection made room, and only once it had been open for its grace.
+    assert.equal(await readAll(first), "", "the oldest silent connection was closed");
+    assert.ok(Date.now() - opened >= 300, "a silent connection lost its place before its grace");
+    assert.deepEqual(seen.map((r) => r.path), ["/r"]);
+    for (const c of [first, second, real]) c.close();
+  });
+});
+
 Deno.test("serveHttp: an untrusted request never gets its body; untrusted connections lose their place first (issue 23.4)", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const seen: HttpRequest[] = [];
