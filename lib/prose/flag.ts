@@ -173,8 +173,8 @@ const HINTS: Record<ReasonCode | "conflict" | "busy", string> = {
   "io-error": "I/O error; check permissions and free space",
   "no-root": "no state root; set CELLM_DIR (absolute) or HOME",
   "conflict": "the flag changed while this command ran; nothing was written",
-  "busy": "another prose command holds the flag's lock; retry (a lock of a killed command is " +
-    "broken after 2 s)",
+  "busy": "another prose command holds the flag's lock; retry (a killed command's lock is " +
+    "broken at once)",
 };
 
 /** The one-line message for a reason code about `path` (sanitized). */
