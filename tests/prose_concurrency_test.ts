@@ -391,7 +391,10 @@ Deno.test({
   const ar = await a.output();
   const dec = new TextDecoder();
   assert.equal(ar.code, 0, dec.decode(ar.stderr));
-  assert.equal(lines(dec.decode(ar.stdout))[0], "PROSE: action=consume result=decremented remaining=9");
+  assert.equal(
+    lines(dec.decode(ar.stdout))[0],
+    "PROSE: action=consume result=decremented remaining=9",
+  );
   // B never took A's turn: it waited for the live holder and gave up, taking nothing.
   assert.equal(b.code, 1, b.stdout + b.stderr);
   assert.equal(lines(b.stdout)[0], "PROSE: action=consume result=refused reason=busy");
