@@ -8,7 +8,6 @@ import {
   loopbackOrigin,
   parseConfigText,
   parseDuration,
-  type ProseConfig,
   ProseConfigSchema,
 } from "./config.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
