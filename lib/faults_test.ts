@@ -32,9 +32,9 @@ Deno.test("every documented fault point is placed in exactly one source line", (
   }
 });
 
-function runScript(env: Record<string, string>, permissions: string[]) {
-  const dir = makeTempDir("ctxkit-faults-");
-  const script = join(dir, "probe.ts");
+/** A script that prints 1, 2, 3, passing the fault point `probe` before each. */
+function probeScript(): string {
+  const script = join(makeTempDir("ctxkit-faults-"), "probe.ts");
   writeFileSync(
     script,
     `import { faultPoint } from ${
@@ -42,8 +42,12 @@ function runScript(env: Record<string, string>, permissions: string[]) {
     };\n` +
       `for (let i = 1; i <= 3; i++) { faultPoint("probe"); console.log(i); }\n`,
   );
+  return script;
+}
+
+function runScript(env: Record<string, string>, permissions: string[]) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...permissions, script],
+    args: ["run", "--no-prompt", ...permissions, probeScript()],
     env,
     clearEnv: true,
     stdout: "piped",
@@ -80,14 +84,7 @@ Deno.test("CTXKIT_FAULT_SIGNAL=SIGSTOP stops the process at the point; SIGCONT r
   for (const other of [undefined, "", "SIGTERM", "sigstop"]) {
     assert.equal(parseFaultSignal(other), "SIGKILL", String(other));
   }
-  const dir = makeTempDir("ctxkit-faults-");
-  const script = join(dir, "probe.ts");
-  writeFileSync(
-    script,
-    `import { faultPoint } from ${
-      JSON.stringify(new URL("./faults.ts", import.meta.url).href)
-    };\nfor (let i = 1; i <= 3; i++) { faultPoint("probe"); console.log(i); }\n`,
-  );
+  const script = probeScript();
   const child = new Deno.Command(Deno.execPath(), {
     args: ["run", "--no-prompt", "--allow-env", script],
     env: { CTXKIT_FAULT_POINT: "probe:2", CTXKIT_FAULT_SIGNAL: "SIGSTOP" },
