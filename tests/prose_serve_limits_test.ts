@@ -107,35 +107,33 @@ const worker = async () => {
 await Promise.all(Array.from({ length: workers }, worker));
 `;
 
-/** One authenticated status request on a fresh connection (as each CLI run makes): the status line. */
-async function statusOverFreshConnection(port: number, token: string): Promise<string> {
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  try {
-    await conn.write(
-      new TextEncoder().encode(
-        `GET /api/prose/status HTTP/1.1\r\nHost: 127.0.0.1:${port}\r\nAuthorization: Bearer ${token}\r\nConnection: close\r\n\r\n`,
-      ),
-    );
-    let text = "";
-    const buf = new Uint8Array(4096);
-    // A cap, not an expectation: the answer comes at once or the connection is closed unanswered.
-    const cap = setTimeout(() => conn.close(), 30_000);
-    try {
-      for (;;) {
-        const n = await conn.read(buf).catch(() => null);
-        if (n === null) break;
-        text += new TextDecoder().decode(buf.subarray(0, n));
-      }
-    } finally {
-      clearTimeout(cap);
-    }
-    return text.split("\r\n")[0] || "(closed unanswered)";
-  } finally {
-    try {
-      conn.close();
-    } catch { /* closed */ }
+/**
+ * The user's client, in a process of its own as each CLI run is: `count` authenticated status
+ * requests, each on a fresh connection, the request written as soon as it connects; prints the
+ * status line of each answer (or that the connection was closed unanswered) as one JSON line.
+ */
+const STATUS_CLIENT = `
+const [port, token, count] = Deno.args;
+const request = new TextEncoder().encode(
+  "GET /api/prose/status HTTP/1.1\\r\\nHost: 127.0.0.1:" + port + "\\r\\nAuthorization: Bearer " +
+    token + "\\r\\nConnection: close\\r\\n\\r\\n",
+);
+const lines = [];
+for (let i = 0; i < Number(count); i++) {
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port: Number(port) });
+  await conn.write(request);
+  let text = "";
+  const buf = new Uint8Array(4096);
+  for (;;) {
+    const n = await conn.read(buf).catch(() => null);
+    if (n === null) break;
+    text += new TextDecoder().decode(buf.subarray(0, n));
   }
+  try { conn.close(); } catch { /* closed */ }
+  lines.push(text.split("\\r\\n")[0] || "(closed unanswered)");
 }
+console.log(JSON.stringify(lines));
+`;
 
 Deno.test("another uid flooding the port with silent connections never costs the user an answer (issue 30.2)", async () => {
   const shared = makeSharedTempDir("prose-crowd-");
@@ -162,8 +160,17 @@ Deno.test("another uid flooding the port with silent connections never costs the
     const first = await reader.read();
     assert.match(new TextDecoder().decode(first.value), /crowding/);
     reader.releaseLock();
-    const answered: string[] = [];
-    for (let i = 0; i < 60; i++) answered.push(await statusOverFreshConnection(port, token));
+    const client = join(shared, "client.ts");
+    writeFileSync(client, STATUS_CLIENT);
+    const asked = await new Deno.Command(Deno.execPath(), {
+      args: ["run", "--allow-net=127.0.0.1", client, String(port), token, "60"],
+      stdout: "piped",
+      stderr: "inherit",
+      // A cap, not an expectation: only a hang reaches it.
+      signal: AbortSignal.timeout(300_000),
+    }).output();
+    assert.equal(asked.code, 0);
+    const answered: string[] = JSON.parse(new TextDecoder().decode(asked.stdout));
     assert.deepEqual(answered, Array(60).fill("HTTP/1.1 200 OK"));
     // The CLI's toggles reach the backend: none falls back to the file.
     const env = { CELLM_DIR: root, CELLM_WORKER_URL: child.url };

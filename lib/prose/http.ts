@@ -97,7 +97,7 @@ export const DEFAULT_LIMITS: Readonly<HttpLimits> = Object.freeze({
   idleTimeoutMs: 10_000,
   maxConnections: 64,
   maxSilent: 256,
-  silentGraceMs: 250,
+  silentGraceMs: 1000,
   maxHeadBytes: 8192,
   maxBodyBytes: 4096,
 });
@@ -480,8 +480,12 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
     while (!stopping && silent.size >= limits.maxSilent) {
       const oldest: Connection = silent.values().next().value!;
       const left = oldest.accepted + limits.silentGraceMs - Date.now();
-      if (left <= 0) oldest.close();
-      else await new Promise((resolve) => setTimeout(resolve, left));
+      if (left > 0) {
+        await new Promise((resolve) => setTimeout(resolve, left));
+        // One more turn of the event loop: bytes that arrived while this process was not
+        // running are read (and the connection leaves the pool) before anything is judged.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      } else oldest.close();
     }
   };
 
