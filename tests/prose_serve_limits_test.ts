@@ -17,7 +17,7 @@ import {
   removeDir,
   runToolAsync,
 } from "./_helpers.ts";
-import { spawnServe } from "./_prose_fixtures.ts";
+import { spawnServe, startAsUser, type UserProcess } from "./_prose_fixtures.ts";
 
 /** Poll `attempt` until it gives a value, at most `capMs` (a cap, not an expectation). */
 async function until<T>(attempt: () => Promise<T | undefined>, capMs: number): Promise<T> {
@@ -146,20 +146,10 @@ Deno.test("another uid flooding the port with silent connections never costs the
   const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
   const port = Number(new URL(child.url).port);
   const token = JSON.parse(readFileSync(join(root, "prose", "serve.json"), "utf8")).token;
-  const [program, ...args] = run.command;
   // More silent connections than the server keeps: it must drop some, and choose which.
-  const flood = new Deno.Command(program, {
-    args: [...args, String(port), "400", "1000"],
-    clearEnv: true,
-    env: run.env,
-    stdout: "piped",
-    stderr: "null",
-  }).spawn();
+  let flood: UserProcess | undefined;
   try {
-    const reader = flood.stdout.getReader();
-    const first = await reader.read();
-    assert.match(new TextDecoder().decode(first.value), /crowding/);
-    reader.releaseLock();
+    flood = await startAsUser(run, [String(port), "400", "1000"], /crowding/);
     const client = join(shared, "client.ts");
     writeFileSync(client, STATUS_CLIENT);
     const asked = await new Deno.Command(Deno.execPath(), {
@@ -180,9 +170,7 @@ Deno.test("another uid flooding the port with silent connections never costs the
       assert.equal(r.code, 0, r.stderr);
     }
   } finally {
-    flood.kill("SIGKILL");
-    await flood.status;
-    await flood.stdout.cancel().catch(() => {});
+    await flood?.stop();
     const done = await child.stop("SIGTERM");
     assert.equal(done.code, 0, done.stderr);
     removeDir(root);
