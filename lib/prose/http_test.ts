@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type HttpRequest, type HttpResponse, parseHead, serveHttp } from "./http.ts";
+import { type HttpRequest, type HttpResponse, serveHttp } from "./http.ts";
+import { parseHead } from "./http_wire.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
