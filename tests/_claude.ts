@@ -16,6 +16,7 @@ import {
   observeSandboxed,
   unshareArguments,
 } from "../lib/scan/observe/run.ts";
+import type { ObservePlan } from "../lib/scan/observe/script.ts";
 import { baseEnv, toolArgv } from "./_helpers.ts";
 
 let namespaceProbe: Promise<string | undefined> | undefined;
@@ -98,6 +99,8 @@ export interface FixtureObservation {
   readonly hooks?: boolean;
   /** Extra environment. */
   readonly env?: Readonly<Record<string, string>>;
+  /** A tier observation's script (the session then runs to its end). */
+  readonly plan?: ObservePlan;
 }
 
 /**
@@ -116,7 +119,8 @@ export async function observeFixture(
       cwd: fixture.root,
       pluginDirs: fixture.pluginDirs ?? [],
       hooks: fixture.hooks ?? false,
-      timeoutMs: 60_000,
+      timeoutMs: 120_000,
+      ...(fixture.plan === undefined ? {} : { plan: fixture.plan }),
       env: {
         ...baseEnv(),
         HOME: fixture.home,

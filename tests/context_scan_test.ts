@@ -30,7 +30,8 @@ const HELP = [
   "  --observe     run the real claude once, offline, and report what it sent (observed: measured,",
   "                not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>",
   "  --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /",
-  "  --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both",
+  "  --observe-tiers (also invoke each skill and command, spawn each agent, read a file per",
+  "  rule) / --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both",
   "  --format F    json (default) | table (a report a person can read; alias: report)",
   "  --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier",
   "                tier's total (always-on for all; loaded with --loaded); names the top contributors",
@@ -76,8 +77,8 @@ function scanRoot(root: string, extra: string[] = [], env: Record<string, string
 
 // command line ------------------------------------------------------------------------------------
 
-Deno.test("--help/-h/help: exact 23 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
-  assert.equal(HELP.split("\n").length - 1, 23);
+Deno.test("--help/-h/help: exact 24 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
+  assert.equal(HELP.split("\n").length - 1, 24);
   for (const flag of ["--help", "-h", "help"]) {
     const r = scan([flag]);
     assert.equal(r.stdout, HELP);

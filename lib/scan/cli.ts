@@ -26,7 +26,7 @@ function isTierFilter(value: string): value is TierFilter {
   return TIER_FILTERS.includes(value);
 }
 
-/** The help text printed by `--help`, `-h` and `help` (23 lines). */
+/** The help text printed by `--help`, `-h` and `help` (24 lines). */
 export const SCAN_HELP =
   `context-scan.ts - discover potential context inventory and byte-size proxies.
 
@@ -40,7 +40,8 @@ export const SCAN_HELP =
   --observe     run the real claude once, offline, and report what it sent (observed: measured,
                 not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>
   --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /
-  --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both
+  --observe-tiers (also invoke each skill and command, spawn each agent, read a file per
+  rule) / --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both
   --format F    json (default) | table (a report a person can read; alias: report)
   --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier
                 tier's total (always-on for all; loaded with --loaded); names the top contributors
@@ -69,6 +70,8 @@ export interface ObserveArgs {
   unsandboxed: boolean;
   /** `--observe-hooks`: let SessionStart hooks run and report what they injected. */
   hooks: boolean;
+  /** `--observe-tiers`: drive a scripted session through every skill, agent and rule. */
+  tiers: boolean;
 }
 
 /**
@@ -115,6 +118,7 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
   const observe: Omit<ObserveArgs, "timeoutSeconds"> & { timeoutSeconds?: number } = {
     unsandboxed: false,
     hooks: false,
+    tiers: false,
   };
   let observeAsked = false;
   const needsObserve: string[] = [];
@@ -181,6 +185,10 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
         break;
       case "--observe-hooks":
         observe.hooks = true;
+        needsObserve.push(arg);
+        break;
+      case "--observe-tiers":
+        observe.tiers = true;
         needsObserve.push(arg);
         break;
       case "--plugin-dir":
@@ -370,6 +378,7 @@ export async function scanMain(args: readonly string[]): Promise<number> {
       timeoutMs: command.observe.timeoutSeconds * 1000,
       unsandboxed: command.observe.unsandboxed,
       hooks: command.observe.hooks,
+      tiers: command.observe.tiers,
       pluginDirs: command.pluginDirs,
       env: Deno.env.toObject(),
       cwd: logicalCwd(),

@@ -78,8 +78,8 @@ Deno.test("parseScanArgs: names in error lines are printed safely", () => {
   assert.equal(error(["--tier", "\x1b[31m"]), '❌ unknown tier: "\\x1b[31m"');
 });
 
-Deno.test("SCAN_HELP is 23 lines and names the model's Claude Code version", () => {
-  assert.equal(SCAN_HELP.split("\n").length - 1, 23);
+Deno.test("SCAN_HELP is 24 lines and names the model's Claude Code version", () => {
+  assert.equal(SCAN_HELP.split("\n").length - 1, 24);
   assert.ok(SCAN_HELP.includes(`(as of Claude\n                Code ${RULES_AS_OF})`));
   assert.ok(SCAN_HELP.endsWith("no project writes).\n"));
 });

@@ -14,6 +14,16 @@
 
 import * as z from "../_zod.ts";
 import type { ContextCategory } from "./categories.ts";
+import { type ScanObservedTiers, ScanObservedTiersSchema } from "./schema_tiers.ts";
+
+export type {
+  ScanObservedAccess,
+  ScanObservedInvocation,
+  ScanObservedPreload,
+  ScanObservedSpawn,
+  ScanObservedSpawnRequest,
+  ScanObservedTiers,
+} from "./schema_tiers.ts";
 
 /** An inventory tier. */
 export type Tier = ScanRow["tier"];
@@ -68,6 +78,8 @@ export const LoadingSchema = z.deferred(() =>
     "command-listing",
     "agent-listing",
     "hook-context",
+    "invoked-command",
+    "on-access-instruction",
   ])
 );
 
@@ -97,6 +109,10 @@ export const LimitCodeSchema = z.deferred(() =>
     "hook-runtime",
     "estimated-large-file",
     "unreadable",
+    "on-access",
+    "shell-runtime",
+    "user-invoked-only",
+    "read-too-large",
   ])
 );
 
@@ -105,6 +121,11 @@ export type LoadedCategory = NonNullable<ScanRow["category"]>;
 /** The loaded categories. */
 export const LoadedCategorySchema = z.deferred(() =>
   z.enum(["memory-files", "skills", "agents", "hooks"])
+);
+
+/** The moments a hook's output is sent. */
+export const HookFiringSchema = z.deferred(() =>
+  z.enum(["start-up", "every-prompt", "every-tool-call"])
 );
 
 /** One inventory row of `files` (keys in output order). */
@@ -139,7 +160,9 @@ export interface ScanRow {
     | "imported-instruction"
     | "command-listing"
     | "agent-listing"
-    | "hook-context";
+    | "hook-context"
+    | "invoked-command"
+    | "on-access-instruction";
   /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
   loaded_bytes?: number;
   /** `--loaded` only: `floor(loaded_bytes / 4)`. */
@@ -164,6 +187,10 @@ export interface ScanRow {
     | "hook-runtime"
     | "estimated-large-file"
     | "unreadable"
+    | "on-access"
+    | "shell-runtime"
+    | "user-invoked-only"
+    | "read-too-large"
   >;
   /**
    * `--loaded` only: the `/context` group the row's loaded bytes count in at session start
@@ -174,6 +201,13 @@ export interface ScanRow {
   name?: string;
   /** `--loaded` only, imports: the file whose `@path` loaded this one. */
   imported_by?: string;
+  /**
+   * `--loaded` only, path-scoped rules and subfolders' instruction files: the bytes the first
+   * read or write of a matching file sends (`references/context-scan.md#tier-rules`).
+   */
+  on_access_bytes?: number;
+  /** `--loaded` only, hook rows: when the hook's output is sent. */
+  fires?: Array<"start-up" | "every-prompt" | "every-tool-call">;
 }
 
 /** Schema of one inventory row. */
@@ -193,8 +227,13 @@ export const ScanRowSchema = z.deferred(() =>
     category: z.optional(z.nullable(LoadedCategorySchema)),
     name: z.optional(z.string()),
     imported_by: z.optional(z.string()),
+    on_access_bytes: z.optional(z.int().check(z.nonnegative())),
+    fires: z.optional(z.array(HookFiringSchema)),
   })
 );
+
+/** When a hook's output is sent (`references/context-scan.md#tier-rules`). */
+export type HookFiring = NonNullable<ScanRow["fires"]>[number];
 
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
@@ -382,7 +421,24 @@ export interface ScanObserved {
   sources: ScanObservedSource[];
   /** Blocks not understood (counted as unattributed) and entries not copied. */
   warnings: string[];
+  /** `--observe-tiers` only: what the scripted session sent per invocation, spawn and access. */
+  tiers?: ScanObservedTiers;
 }
+
+/** Schema of an observation's bytes per `/context` group (every group). */
+export const ScanObservedCategoriesSchema = z.deferred(() =>
+  z.object({
+    "system-prompt": ScanObservedSizeSchema,
+    tools: ScanObservedSizeSchema,
+    "memory-files": ScanObservedSizeSchema,
+    skills: ScanObservedSizeSchema,
+    agents: ScanObservedSizeSchema,
+    hooks: ScanObservedSizeSchema,
+    environment: ScanObservedSizeSchema,
+    messages: ScanObservedSizeSchema,
+    unattributed: ScanObservedSizeSchema,
+  })
+);
 
 /** Schema of the `observed` object. */
 export const ScanObservedSchema = z.deferred(() =>
@@ -390,20 +446,11 @@ export const ScanObservedSchema = z.deferred(() =>
     claude_code_version: z.string(),
     sandboxed: z.boolean(),
     layout_checked_on: z.array(z.string()),
-    categories: z.object({
-      "system-prompt": ScanObservedSizeSchema,
-      tools: ScanObservedSizeSchema,
-      "memory-files": ScanObservedSizeSchema,
-      skills: ScanObservedSizeSchema,
-      agents: ScanObservedSizeSchema,
-      hooks: ScanObservedSizeSchema,
-      environment: ScanObservedSizeSchema,
-      messages: ScanObservedSizeSchema,
-      unattributed: ScanObservedSizeSchema,
-    }),
+    categories: ScanObservedCategoriesSchema,
     total: ScanObservedSizeSchema,
     sources: z.array(ScanObservedSourceSchema),
     warnings: z.array(z.string()),
+    tiers: z.optional(ScanObservedTiersSchema),
   })
 );
 

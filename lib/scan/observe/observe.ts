@@ -42,6 +42,8 @@ export interface ObserveProjectOptions {
   readonly env: Readonly<Record<string, string>>;
   /** The logical cwd, against which relative paths are resolved. */
   readonly cwd: string;
+  /** `--observe-tiers`: run the scripted session and report every tier. */
+  readonly tiers?: boolean;
 }
 
 function absolute(path: string, cwd: string): string {
@@ -115,6 +117,18 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
   requireObservePermissions(options.env);
   const claude = resolveClaude(options.claude, options.env, options.cwd);
   const pluginDirs = options.pluginDirs.map((d) => absolute(d, options.cwd));
+  // A tier observation's script comes from the per-tier model (the real global root's files).
+  const tiers = options.tiers
+    ? await import("./tiers.ts").then((m) => {
+      const model = m.observedTierModel({
+        root: options.root,
+        global: options.global,
+        pluginDirs,
+        home: options.env.HOME,
+      });
+      return { module: m, model, planned: m.tierPlan(model) };
+    })
+    : undefined;
   const config = makePrivateConfig(options.global, memorySlugs(options.root));
   const stop = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGINT", "SIGTERM"];
@@ -129,6 +143,7 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
       timeoutMs: options.timeoutMs,
       env: { ...options.env, CLAUDE_CONFIG_DIR: config.dir, TMPDIR: config.tmp },
       stop: stop.signal,
+      ...(tiers === undefined ? {} : { plan: tiers.planned.plan }),
     };
     let seen: Observation | undefined;
     const unshare = options.unsandboxed ? undefined : findOnPath("unshare", options.env.PATH);
@@ -166,7 +181,7 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
     } catch {
       throw new ObserveError(text`claude's request is not a messages request`);
     }
-    return buildObserved(request, {
+    const observed = buildObserved(request, {
       version: seen.version,
       sandboxed: seen.sandboxed,
       warnings: config.warnings,
@@ -176,6 +191,12 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
       pluginDirs,
       realPath: config.realPath,
     });
+    if (tiers === undefined) return observed;
+    const session = seen.session ?? { main: [], subagents: [], requests: 1 };
+    return {
+      ...observed,
+      tiers: tiers.module.observedTiers(tiers.planned, tiers.model, session, config.realPath),
+    };
   } finally {
     for (const s of signals) Deno.removeSignalListener(s, onSignal);
     config.remove();

@@ -1,0 +1,259 @@
+/**
+ * A tier observation (`--observe-tiers`; `references/context-scan.md#observing-every-tier`): the
+ * script drawn from the per-tier model — every skill and command it lists invoked once, every
+ * agent spawned once, one path read for each on-access source — and the session's requests turned
+ * into `observed.tiers`, each source's observed bytes beside the model's figure.
+ *
+ * @module
+ */
+
+import { dirname } from "../../paths.ts";
+import { loadingModel } from "../claude_model.ts";
+import { tokensOf } from "../measure.ts";
+import { accessProbe, nestedInstructionFiles, type OnAccessSource } from "../model/on_access.ts";
+import { realOrSelf } from "../model/read.ts";
+import {
+  type InvocationFigure,
+  type SpawnFigure,
+  type TierModel,
+  tierModel,
+} from "../model/tiers.ts";
+import type {
+  ScanObservedAccess,
+  ScanObservedInvocation,
+  ScanObservedSpawn,
+  ScanObservedTiers,
+} from "../schema.ts";
+import { requestSizes } from "./observed.ts";
+import { parseObservedRequest } from "./request.ts";
+import { type ObservePlan, planObservation, type SessionRequests } from "./script.ts";
+import { type MainRequest, mainRequest, type SpawnRequest, spawnRequest } from "./turns.ts";
+
+/** The tier model of a project as an observation sees it (global sources included). */
+export function observedTierModel(places: {
+  root: string;
+  global: string;
+  pluginDirs: readonly string[];
+  home: string | undefined;
+}): TierModel {
+  const roots = {
+    project: places.root,
+    global: places.global,
+    includeGlobal: true,
+    home: places.home,
+    pluginDirs: places.pluginDirs,
+  };
+  return tierModel(roots, loadingModel(roots), nestedInstructionFiles(places.root));
+}
+
+/** A plan and what each of its calls is for. */
+export interface TierPlan {
+  /** The script. */
+  readonly plan: ObservePlan;
+  /** The invocations planned, in call order. */
+  readonly invocations: readonly InvocationFigure[];
+  /** The spawns planned, in call order. */
+  readonly spawns: readonly SpawnFigure[];
+  /** Each on-access source and the path read for it (an import: its importer's). */
+  readonly probes: ReadonlyMap<string, string>;
+}
+
+/** The script of `tiers`: every source the model says a call can send. */
+export function tierPlan(tiers: TierModel): TierPlan {
+  const all = [...tiers.invocations.values()].filter((f) => f.modelInvocable);
+  const skills = all.filter((f) => f.kind === "skill");
+  const commands = all.filter((f) => f.kind === "command");
+  const spawns = [...tiers.spawns.values()];
+  const probes = new Map<string, string>();
+  const reads: string[] = [];
+  for (const source of tiers.onAccess) {
+    const probe = source.importedBy === undefined
+      ? accessProbe(source)
+      : probes.get(source.importedBy) ?? accessProbe(source);
+    probes.set(source.path, probe);
+    if (source.importedBy === undefined && !reads.includes(probe)) reads.push(probe);
+  }
+  const plan = planObservation({
+    skills: skills.map((f) => f.name),
+    commands: commands.map((f) => f.name),
+    agents: spawns.map((f) => f.name),
+    reads,
+  });
+  return { plan, invocations: [...skills, ...commands], spawns, probes };
+}
+
+const encoder = new TextEncoder();
+const utf8 = (s: string) => encoder.encode(s).length;
+
+/** A recorded body as JSON (an unreadable one reads as nothing: its parts are then missing). */
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+/** The ids of the calls of `plan` in order, with the turn each is in. */
+function callsOf(plan: ObservePlan): { id: string; turn: number; name: string }[] {
+  return plan.turns.flatMap((calls, turn) => calls.map((c) => ({ id: c.id, turn, name: c.name })));
+}
+
+/**
+ * `observed.tiers` of a session: each planned invocation, spawn and access with what Claude Code
+ * sent for it, beside the model's figure; paths in the private config copy mapped back by
+ * `realPath`.
+ */
+export function observedTiers(
+  tierPlanned: TierPlan,
+  tiers: TierModel,
+  session: SessionRequests,
+  realPath: (path: string) => string = (p) => p,
+): ScanObservedTiers {
+  const key = (path: string) => realOrSelf(realPath(path));
+  const warnings: string[] = [];
+  // The main thread's request after each turn; the last holds every call's result.
+  const mains = new Map<number, MainRequest>();
+  for (const m of session.main) mains.set(m.step, mainRequest(parseJson(m.body)));
+  const last = session.main.length === 0 ? undefined : mains.get(session.main.at(-1)!.step);
+  if (last === undefined) warnings.push("the main thread sent no request after the first");
+  warnings.push(...(last?.warnings ?? []));
+  const results = new Map<string, { error: boolean; text: string }>();
+  for (const m of mains.values()) for (const [id, r] of m.results) results.set(id, r);
+  const skillTexts = new Map<string, string[]>();
+  for (const [dir, texts] of last?.skills ?? []) {
+    skillTexts.set(key(dir), [...(skillTexts.get(key(dir)) ?? []), ...texts]);
+  }
+  /** The texts without a header that turn `turn`'s calls brought. */
+  const bareOf = (turn: number): readonly string[] => {
+    const after = mains.get(turn + 1)?.bare ?? [];
+    return after.slice(mains.get(turn)?.bare.length ?? 0);
+  };
+  const spawnsByCall = new Map<string, { request: SpawnRequest; raw: unknown }>();
+  const forked = new Map<string, string>();
+  for (const text of session.subagents) {
+    const raw = parseJson(text);
+    const request = spawnRequest(raw);
+    if (request === undefined) {
+      warnings.push("a subagent's request is unreadable");
+      continue;
+    }
+    if (request.callId !== undefined) spawnsByCall.set(request.callId, { request, raw });
+    else if (request.forked !== undefined) forked.set(key(request.forked.dir), request.forked.text);
+  }
+  const calls = callsOf(tierPlanned.plan);
+  const byFigure = new Map<string, { id: string; turn: number }>();
+  let nextSkill = 0;
+  let nextAgent = 0;
+  for (const c of calls) {
+    if (c.name === "Skill") byFigure.set(tierPlanned.invocations[nextSkill++].path, c);
+    if (c.name === "Agent") byFigure.set(tierPlanned.spawns[nextAgent++].path, c);
+  }
+
+  const invocations: ScanObservedInvocation[] = tierPlanned.invocations.map((f) => {
+    const call = byFigure.get(f.path)!;
+    const result = results.get(call.id);
+    let text: string | undefined;
+    if (f.forked) text = forked.get(key(dirname(f.path)));
+    else if (f.kind === "skill") text = skillTexts.get(key(dirname(f.path)))?.[0];
+    else {
+      const bare = bareOf(call.turn);
+      if (bare.length > 1) warnings.push(`${f.name}: ${bare.length} texts without a header`);
+      text = bare.length === 1 ? bare[0] : undefined;
+    }
+    const bytes = text === undefined ? 0 : utf8(text);
+    return {
+      name: f.name,
+      kind: f.kind,
+      path: f.path,
+      status: result?.error ? "refused" : text === undefined ? "not-sent" : "observed",
+      bytes,
+      tokens: tokensOf(bytes),
+      model_bytes: f.bytes,
+      forked: f.forked,
+    };
+  });
+
+  const invocationByDir = new Map(
+    [...tiers.invocations.values()].map((f) => [key(dirname(f.path)), f]),
+  );
+  const spawns: ScanObservedSpawn[] = tierPlanned.spawns.map((f) => {
+    const call = byFigure.get(f.path)!;
+    const seen = spawnsByCall.get(call.id);
+    const bytes = seen?.request.body === undefined ? 0 : utf8(seen.request.body);
+    if (seen !== undefined && seen.request.body === undefined) {
+      warnings.push(`${f.name}: the agent body was not found in its request`);
+    }
+    let request: ScanObservedSpawn["request"] = null;
+    if (seen !== undefined) {
+      try {
+        request = requestSizes(parseObservedRequest(seen.raw));
+      } catch {
+        warnings.push(`${f.name}: its request is not a messages request`);
+      }
+    }
+    return {
+      name: f.name,
+      path: f.path,
+      status: results.get(call.id)?.error && seen === undefined
+        ? "refused"
+        : seen === undefined
+        ? "not-sent"
+        : "observed",
+      bytes,
+      tokens: tokensOf(bytes),
+      model_bytes: f.bytes,
+      model: seen?.request.model ?? null,
+      request,
+      preloaded: (seen?.request.preloaded ?? []).map((p) => {
+        const skill = invocationByDir.get(key(p.dir));
+        return {
+          name: p.name,
+          path: skill?.path ?? null,
+          bytes: utf8(p.text),
+          model_bytes: skill?.bytes ?? null,
+        };
+      }),
+    };
+  });
+
+  const sent = new Map<string, { path: string; bytes: number; times: number }>();
+  for (const a of last?.accesses ?? []) {
+    const k = key(a.path);
+    const had = sent.get(k);
+    if (had === undefined) sent.set(k, { path: realPath(a.path), bytes: utf8(a.text), times: 1 });
+    else had.times++;
+  }
+  for (const s of sent.values()) {
+    if (s.times > 1) warnings.push(`${s.path}: sent ${s.times} times`);
+  }
+  const expected = new Set<string>();
+  const accesses: ScanObservedAccess[] = tiers.onAccess.map((source: OnAccessSource) => {
+    const k = key(source.path);
+    expected.add(k);
+    const seen = sent.get(k);
+    const bytes = seen?.bytes ?? 0;
+    return {
+      path: source.path,
+      kind: source.kind,
+      probe: tierPlanned.probes.get(source.path) ?? null,
+      status: seen === undefined ? "not-sent" : "observed",
+      bytes,
+      tokens: tokensOf(bytes),
+      model_bytes: source.bytes,
+    };
+  });
+  for (const [k, s] of sent) {
+    if (expected.has(k)) continue;
+    accesses.push({
+      path: s.path,
+      kind: s.path.includes("/rules/") ? "rule" : "instruction",
+      probe: null,
+      status: "observed",
+      bytes: s.bytes,
+      tokens: tokensOf(s.bytes),
+      model_bytes: null,
+    });
+  }
+  return { requests: session.requests, invocations, spawns, accesses, warnings };
+}
