@@ -41,8 +41,8 @@ export const SKILL_FRONTMATTER: TierRule = rule(
 
 /** The body a skill or command sends when invoked without arguments. */
 export const INVOCATION_BODY: TierRule = rule(
-  "the Skill tool sends `Base directory for this skill: <dir>\\n\\n` + the body for a skill (a command: the body alone), the body's trailing newlines kept; without arguments $ARGUMENTS and every named argument (`arguments:` frontmatter) become empty, $N and $ARGUMENTS[N] stay as written, \\$ keeps a following placeholder literal, ${CLAUDE_SKILL_DIR}, ${CLAUDE_PROJECT_DIR}, ${CLAUDE_SESSION_ID} (36 characters) and ${CLAUDE_EFFORT} (the skill's effort:, else medium) are filled in, and a plugin's ${CLAUDE_PLUGIN_ROOT}; a second invocation adds a one-line notice",
-  "skill-bodies, skill-substitutions, commands, plugin-tiers, global-tiers",
+  "the Skill tool sends `Base directory for this skill: <dir>\\n\\n` + the body for a skill (a command: the body alone), the body's trailing newlines kept; without arguments $ARGUMENTS and every named argument (`arguments:` frontmatter) become empty, $N and $ARGUMENTS[N] stay as written, \\$ keeps a following placeholder literal, ${CLAUDE_SKILL_DIR}, ${CLAUDE_PROJECT_DIR}, ${CLAUDE_SESSION_ID} (36 characters) and ${CLAUDE_EFFORT} (the skill's effort:, else the session's — medium, until an invoked skill's effort: changes it) are filled in, and a plugin's ${CLAUDE_PLUGIN_ROOT}; a second invocation adds a one-line notice",
+  "skill-bodies, skill-substitutions*, commands, plugin-tiers, global-tiers",
 );
 
 /** Arguments given to an invocation. */

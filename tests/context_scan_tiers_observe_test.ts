@@ -1,0 +1,532 @@
+/**
+ * The differential suite of the per-tier model (`references/context-scan.md#tier-rules`): every
+ * fixture is scanned with `--global --loaded` (in-process) and driven through the pinned Claude
+ * Code by the scripted local model `--observe-tiers` uses (inside a fresh network namespace,
+ * tests/_claude.ts) — every skill and command invoked once, every agent spawned once, one path read
+ * for each on-access source — and every row's model figure must equal the observed bytes exactly:
+ * `loaded_bytes` of per-invocation and per-spawn rows, `on_access_bytes` of on-access rows. No
+ * tolerance, and no source may be sent that the model does not expect (nor twice).
+ *
+ * `CTXKIT_TIERS_ONLY=a,b` runs only the named fixtures; `CTXKIT_TIERS_CLAUDE_VERSION=2.1.332`
+ * observes another installed version. Skips, with the reason, where no namespace can be made or
+ * Claude Code cannot be installed (fails instead under `CTXKIT_REQUIRE_OBSERVED=1`).
+ */
+import assert from "node:assert/strict";
+import { ensureClaudeCode } from "../scripts/claude_code.ts";
+import { makeTempDir, writeTree } from "./_helpers.ts";
+import { namespaceSkipReason, observeFixture, skipObserved } from "./_claude.ts";
+import { createLoadingStep } from "../lib/scan/loading.ts";
+import { scanRoots } from "../lib/scan/scan.ts";
+import { invocationText, readResult } from "../lib/scan/model/invocation.ts";
+import { observedTierModel, observedTiers, tierPlan } from "../lib/scan/observe/tiers.ts";
+import { mainRequest } from "../lib/scan/observe/turns.ts";
+import type { ObservePlan } from "../lib/scan/observe/script.ts";
+import type { ScanObservedTiers, ScanRow } from "../lib/scan/schema.ts";
+import { TIER_RULES } from "../lib/scan/tier_rules.ts";
+
+type Files = Record<string, string>;
+
+/** One fixture: files below a temp base (`proj/` the project, `cfg/` the config, `home/`). */
+interface Fixture {
+  readonly name: string;
+  readonly files: Files;
+  /** `--plugin-dir` folders below the base. */
+  readonly pluginDirs?: readonly string[];
+  /** Let hooks run (`--observe-hooks`). */
+  readonly hooks?: boolean;
+  /** Extra checks on the built fixture's observation. */
+  readonly check?: (seen: Seen) => void;
+}
+
+const S = "proj/.claude/skills";
+const A = "proj/.claude/agents";
+const R = "proj/.claude/rules";
+
+const FIXTURES: Fixture[] = [
+  {
+    name: "skill-bodies",
+    files: {
+      [`${S}/plain/SKILL.md`]: "---\ndescription: plain\n---\nPlain body\n",
+      [`${S}/trailing/SKILL.md`]: "---\ndescription: trailing\n---\nKeeps them\n\n\n\n",
+      [`${S}/no-newline/SKILL.md`]: "---\ndescription: no newline\n---\nno newline at end",
+      [`${S}/comments/SKILL.md`]:
+        "---\ndescription: comments\n---\n<!-- kept -->\nText <!-- also kept -->\n\n   \n",
+      [`${S}/mention/SKILL.md`]: "---\ndescription: mention\n---\nSee @references/none.md\n",
+      [`${S}/empty/SKILL.md`]: "---\ndescription: empty\n---\n",
+      [`${S}/unicode/SKILL.md`]: "---\ndescription: unicode\n---\nÜnïcödé — 日本 🎉\n",
+    },
+  },
+  {
+    name: "skill-no-frontmatter",
+    files: {
+      [`${S}/bare/SKILL.md`]: "\n\nNo frontmatter: leading blank lines kept\n\n",
+      [`${S}/dashes/SKILL.md`]: "Text first\n---\nnot a fence\n",
+    },
+  },
+  {
+    name: "frontmatter-forms",
+    files: {
+      [`${S}/crlf/SKILL.md`]: "---\r\ndescription: crlf\r\n---\r\n\r\nCRLF body\r\n\r\n",
+      [`${S}/bom/SKILL.md`]: "\uFEFF---\ndescription: bom\n---\nBOM body\n",
+      [`${S}/fence-spaces/SKILL.md`]: "--- \ndescription: spaces\n---  \nbody\n",
+      [`${S}/mid-line/SKILL.md`]: "---\ndescription: a---b\n---\nafter the fence\n",
+      [`${S}/unclosed/SKILL.md`]: "---\ndescription: unclosed\nbody\n",
+      [`${S}/indented/SKILL.md`]: "---\ndescription: indented\n---\n   indented first\nsecond\n",
+      [`${S}/blank-lines/SKILL.md`]: "---\ndescription: blanks\n---\n\t\n \n\n\tTabbed\n",
+      [`${A}/mid.md`]: "---\nname: mid\ndescription: a---b\ntools: Read\n---\nMid body\n",
+    },
+  },
+  {
+    name: "skill-substitutions",
+    files: {
+      [`${S}/vars/SKILL.md`]:
+        "---\ndescription: vars\n---\nD ${CLAUDE_SKILL_DIR} P ${CLAUDE_PROJECT_DIR} S ${CLAUDE_SESSION_ID} E ${CLAUDE_EFFORT}\n",
+      [`${S}/args/SKILL.md`]:
+        "---\ndescription: args\narguments: [alpha, beta]\n---\nA $ARGUMENTS 0 $0 1 $ARGUMENTS[1] n $alpha $beta esc \\$ARGUMENTS $$ARGUMENTS\n",
+    },
+  },
+  {
+    // A skill's `effort:` becomes the session's: the next skill's ${CLAUDE_EFFORT} would read it.
+    name: "skill-substitutions-effort",
+    files: {
+      [`${S}/effort/SKILL.md`]: "---\ndescription: effort\neffort: high\n---\nE ${CLAUDE_EFFORT}\n",
+    },
+  },
+  {
+    name: "skill-shell",
+    files: {
+      [`${S}/shell/SKILL.md`]:
+        "---\ndescription: shell\n---\nA !`echo RAN` B `!`x`` C\n```!\necho fenced\n```\nD `code !`y``\n",
+    },
+  },
+  {
+    name: "skills-nested",
+    files: {
+      [`${S}/group/inner/SKILL.md`]: "---\ndescription: nested too deep\n---\nnever sent\n",
+      [`${S}/top/SKILL.md`]: "---\ndescription: top\n---\nTop body\n",
+      [`${S}/top/references/guide.md`]: "never sent with the body\n",
+    },
+    check: (seen) => {
+      const row = seen.rows.find((r) => r.path.endsWith("group/inner/SKILL.md"));
+      assert.deepEqual([row?.loaded_bytes, row?.limits], [0, ["not-loaded"]]);
+      assert.equal(seen.tiers.invocations.length, 1, "only the top skill is planned");
+    },
+  },
+  {
+    name: "skill-fork",
+    files: {
+      [`${S}/forked/SKILL.md`]:
+        "---\ndescription: forked\ncontext: fork\n---\nFork body $ARGUMENTS\n",
+    },
+    check: (seen) => assert.deepEqual(seen.tiers.invocations.map((i) => i.forked), [true]),
+  },
+  {
+    name: "commands",
+    files: {
+      "proj/.claude/commands/one.md": "---\ndescription: cmd one\n---\n\nCommand body $ARGUMENTS\n",
+      "proj/.claude/commands/ns/two.md": "Command two without frontmatter\n\n",
+      "proj/.claude/commands/three.md": "---\ndescription: three\n---\nThird ${CLAUDE_PROJECT_DIR}",
+    },
+  },
+  {
+    name: "global-tiers",
+    files: {
+      "cfg/skills/gs/SKILL.md": "---\ndescription: global skill\n---\nGlobal body\n",
+      "cfg/agents/ga.md":
+        "---\nname: ga\ndescription: global agent\ntools: Read\n---\nGlobal agent\n",
+      "cfg/commands/gc.md": "---\ndescription: global command\n---\nGlobal command\n",
+    },
+  },
+  {
+    name: "plugin-tiers",
+    pluginDirs: ["plug"],
+    files: {
+      "proj/.keep": "",
+      "plug/.claude-plugin/plugin.json": '{"name":"pp"}',
+      "plug/skills/ps/SKILL.md":
+        "---\ndescription: plugin skill\n---\nRoot ${CLAUDE_PLUGIN_ROOT} dir ${CLAUDE_SKILL_DIR} project ${CLAUDE_PROJECT_DIR}\n",
+      "plug/commands/pc.md":
+        "---\ndescription: plugin cmd\n---\nPlugin command ${CLAUDE_PLUGIN_ROOT}\n",
+      "plug/agents/pa.md":
+        "---\nname: pa\ndescription: plugin agent\ntools: Read\n---\nPlugin agent ${CLAUDE_PLUGIN_ROOT}\n",
+    },
+  },
+  {
+    name: "agent-bodies",
+    files: {
+      [`${A}/trim.md`]:
+        "---\nname: trim\ndescription: trims\ntools: Read\n---\n\n\n  Body <!-- kept -->\n\n\n",
+      [`${A}/empty.md`]: "---\nname: empty\ndescription: no body\ntools: Read\n---\n",
+      [`${A}/sub/nested.md`]:
+        "---\nname: nested\ndescription: in a subfolder\ntools: Read\n---\nNested\n",
+      [`${A}/project-dir.md`]:
+        "---\nname: project-dir\ndescription: kept literal\ntools: Read\nmodel: haiku\n---\nDir ${CLAUDE_PROJECT_DIR}\n",
+    },
+    check: (seen) => {
+      const haiku = seen.tiers.spawns.find((s) => s.name === "project-dir");
+      assert.match(haiku?.model ?? "", /haiku/);
+    },
+  },
+  {
+    name: "agent-tools",
+    files: {
+      [`${S}/listed/SKILL.md`]: "---\ndescription: listed\n---\nListed\n",
+      [`${A}/reader.md`]: "---\nname: reader\ndescription: reads\ntools: Read\n---\nReader\n",
+      [`${A}/skilled.md`]:
+        "---\nname: skilled\ndescription: skills\ntools: Read, Skill\n---\nSkilled\n",
+      [`${A}/all.md`]: "---\nname: all\ndescription: every tool\n---\nAll\n",
+    },
+    check: (seen) => {
+      const skills = (name: string) =>
+        seen.tiers.spawns.find((s) => s.name === name)?.request?.categories.skills.bytes ?? -1;
+      assert.equal(skills("reader"), 0, "no Skill tool: no listing");
+      assert.ok(skills("skilled") > 0 && skills("all") > 0, "the Skill tool brings the listing");
+    },
+  },
+  {
+    name: "agent-preload",
+    files: {
+      [`${S}/pre/SKILL.md`]:
+        "---\ndescription: pre\n---\n\nPre body $ARGUMENTS ${CLAUDE_SKILL_DIR}\n\n",
+      [`${S}/pre2/SKILL.md`]: "---\ndescription: pre2\n---\nPre2 body\n",
+      [`${A}/one.md`]:
+        "---\nname: one\ndescription: one\ntools: Read, Skill\nskills: pre\n---\nOne\n",
+      [`${A}/list.md`]:
+        "---\nname: list\ndescription: list\ntools: Read\nskills:\n  - pre\n  - pre2\n---\nList\n",
+    },
+    check: (seen) => {
+      const list = seen.tiers.spawns.find((s) => s.name === "list");
+      assert.deepEqual(list?.preloaded.map((p) => p.name), ["pre", "pre2"]);
+    },
+  },
+  {
+    name: "on-access-nested",
+    files: {
+      "proj/CLAUDE.md": "top\n",
+      [`${R}/r-src.md`]:
+        "---\npaths: src/**\n---\n\n<!-- hidden -->\n  Rule src  <!-- inline -->\n\n",
+      [`${R}/r-ts.md`]: '---\npaths:\n  - "**/*.ts"\n---\nRule ts\n',
+      [`${R}/always.md`]: "Always rule\n",
+      "proj/src/CLAUDE.md": "---\nx: 1\n---\n<!-- hidden -->\nSrc claude\n\n\n",
+      "proj/src/CLAUDE.local.md": "Src local\n",
+      "proj/src/.claude/CLAUDE.md": "Src dot claude\n",
+      "proj/src/.claude/rules/inner.md": "Inner rule\n",
+      "proj/src/.claude/rules/scoped.md": '---\npaths: "*.ts"\n---\nsrc-relative scoped\n',
+      "proj/src/lib/CLAUDE.md": "Lib claude\n",
+    },
+  },
+  {
+    name: "on-access-text",
+    files: {
+      "proj/a/CLAUDE.md": "crlf one\r\ncrlf two\r\n\r\n",
+      "proj/b/CLAUDE.md": "  \n\t\n",
+      "proj/c/CLAUDE.md": "---\r\nx: 1\r\n---\r\nfm crlf\r\n<!-- x -->\r\nend\r\n",
+      "proj/d/CLAUDE.md": "\n\nLeading blanks kept\n",
+      "proj/e/CLAUDE.md": "a\n<!-- c -->\n\n\nb\n\n<!-- d -->\nc\n",
+      "proj/f/CLAUDE.md": "<!-- only a comment -->\n",
+      [`${R}/crlf.md`]: "---\npaths: g/**\n---\r\nrule crlf\r\n",
+    },
+  },
+  {
+    name: "on-access-imports",
+    files: {
+      "proj/CLAUDE.md": "top\n",
+      "proj/other.md": "other\n",
+      "proj/sub/CLAUDE.md": "sub\n@../CLAUDE.md\n@../other.md\n@inner.md\n",
+      "proj/sub/inner.md": "inner\n",
+    },
+  },
+  {
+    name: "rule-already-loaded",
+    files: {
+      [`${R}/shared.md`]: "---\npaths: docs/**\n---\nShared rule\n",
+      "proj/docs/CLAUDE.md": "Docs\n",
+      "proj/docs/api/CLAUDE.md": "Docs api\n",
+    },
+  },
+  {
+    name: "user-and-project-rules",
+    files: {
+      "cfg/rules/user-src.md": "---\npaths: src/**\n---\nUser rule src\n",
+      "cfg/rules/user-always.md": "User always\n",
+      [`${R}/project-src.md`]: "---\npaths: src/**\n---\nProject rule src\n",
+      "proj/src/.keep": "",
+    },
+  },
+];
+
+/** What one fixture's scan and observation gave. */
+interface Seen {
+  readonly rows: readonly ScanRow[];
+  readonly tiers: ScanObservedTiers;
+}
+
+interface Built {
+  base: string;
+  root: string;
+  home: string;
+  configDir: string;
+  pluginDirs: string[];
+}
+
+function build(files: Files, pluginDirs: readonly string[] = []): Built {
+  const base = makeTempDir("ctxkit-tiers-");
+  for (const d of ["proj", "cfg", "home"]) Deno.mkdirSync(`${base}/${d}`, { recursive: true });
+  writeTree(base, files);
+  return {
+    base,
+    root: `${base}/proj`,
+    home: `${base}/home`,
+    configDir: `${base}/cfg`,
+    pluginDirs: pluginDirs.map((p) => `${base}/${p}`),
+  };
+}
+
+function scannedRows(built: Built): ScanRow[] {
+  return scanRoots({ project: built.root, global: built.configDir }, {
+    global: true,
+    loaded: true,
+  }, createLoadingStep({ home: built.home, pluginDirs: built.pluginDirs })).document.files;
+}
+
+async function observe(claude: string, built: Built, plan: ObservePlan, hooks = false) {
+  return (await observeFixture(claude, {
+    root: built.root,
+    home: built.home,
+    configDir: built.configDir,
+    pluginDirs: built.pluginDirs,
+    plan,
+    hooks,
+  })).observation;
+}
+
+/** Every disagreement between the rows' figures and the observation, one line each. */
+function disagreements(seen: Seen): string[] {
+  const out: string[] = [];
+  const row = (tier: ScanRow["tier"], path: string) =>
+    seen.rows.find((r) => r.tier === tier && r.path === path);
+  for (const i of seen.tiers.invocations) {
+    if (i.status !== "observed") out.push(`${i.kind} ${i.name}: ${i.status}`);
+    const r = row("per-invocation", i.path);
+    if (r?.loaded_bytes !== i.bytes) {
+      out.push(`${i.kind} ${i.name}: Claude Code ${i.bytes} bytes, row ${r?.loaded_bytes}`);
+    }
+  }
+  for (const s of seen.tiers.spawns) {
+    if (s.status !== "observed") out.push(`agent ${s.name}: ${s.status}`);
+    const r = row("per-spawn", s.path);
+    if (r?.loaded_bytes !== s.bytes) {
+      out.push(`agent ${s.name}: Claude Code ${s.bytes} bytes, row ${r?.loaded_bytes}`);
+    }
+    for (const p of s.preloaded) {
+      if (p.model_bytes !== p.bytes) {
+        out.push(
+          `agent ${s.name} preloads ${p.name}: Claude Code ${p.bytes}, model ${p.model_bytes}`,
+        );
+      }
+    }
+  }
+  for (const a of seen.tiers.accesses) {
+    const r = row("always-on", a.path);
+    const expected = r?.on_access_bytes ?? null;
+    const status = (expected ?? 0) > 0 ? "observed" : "not-sent";
+    if (a.bytes !== expected || a.status !== status) {
+      out.push(`access ${a.path}: Claude Code ${a.bytes} (${a.status}), row ${expected}`);
+    }
+  }
+  out.push(...seen.tiers.warnings);
+  return out;
+}
+
+/** Run `tasks` two at a time (the machine is shared). */
+async function pooled<T>(tasks: (() => Promise<T>)[], width = 2): Promise<T[]> {
+  const results: T[] = new Array(tasks.length);
+  let next = 0;
+  await Promise.all(Array.from({ length: width }, async () => {
+    while (next < tasks.length) {
+      const i = next++;
+      results[i] = await tasks[i]();
+    }
+  }));
+  return results;
+}
+
+/** The `claude` to observe with: the pinned one, or `CTXKIT_TIERS_CLAUDE_VERSION`'s. */
+async function tiersClaude(): Promise<string | undefined> {
+  const noNamespace = await namespaceSkipReason();
+  if (noNamespace !== undefined) return skipObserved(noNamespace);
+  const version = Deno.env.get("CTXKIT_TIERS_CLAUDE_VERSION");
+  const got = await ensureClaudeCode(...(version === undefined || version === "" ? [] : [version]));
+  if ("skip" in got) return skipObserved(got.skip);
+  return got.claude;
+}
+
+Deno.test("tiers: every tier rule names fixtures that exist, and every fixture observes a rule", () => {
+  const names = [
+    ...FIXTURES.map((f) => f.name),
+    "skill-arguments",
+    "skill-references",
+    "hook-events",
+  ];
+  const matches = (pattern: string, name: string) =>
+    pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
+  const covered = new Set<string>();
+  for (const rule of TIER_RULES) {
+    for (const pattern of rule.test.split(", ")) {
+      const hit = names.filter((n) => matches(pattern, n));
+      assert.ok(hit.length > 0, `${rule.rule.slice(0, 40)}…: no fixture ${pattern}`);
+      for (const n of hit) covered.add(n);
+    }
+  }
+  assert.deepEqual(names.filter((n) => !covered.has(n)), []);
+  assert.equal(new Set(names).size, names.length, "fixture names are unique");
+});
+
+Deno.test(`tiers: ${FIXTURES.length} fixtures, every row's figure is what Claude Code sends, byte for byte`, async () => {
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const only = Deno.env.get("CTXKIT_TIERS_ONLY")?.split(",");
+  const chosen = FIXTURES.filter((f) => only === undefined || only.includes(f.name));
+  const results = await pooled(chosen.map((fixture) => async () => {
+    const built = build(fixture.files, fixture.pluginDirs);
+    const rows = scannedRows(built);
+    const model = observedTierModel({
+      root: built.root,
+      global: built.configDir,
+      pluginDirs: built.pluginDirs,
+      home: built.home,
+    });
+    const planned = tierPlan(model);
+    const seen = await observe(claude, built, planned.plan, fixture.hooks);
+    const tiers = observedTiers(planned, model, seen.session!);
+    const problems = disagreements({ rows, tiers });
+    try {
+      fixture.check?.({ rows, tiers });
+    } catch (e) {
+      problems.push(`check: ${e instanceof Error ? e.message : e}`);
+    }
+    const sources = tiers.invocations.length + tiers.spawns.length + tiers.accesses.length;
+    return {
+      name: fixture.name,
+      sources,
+      problems: problems.map((p) => p.replaceAll(built.base, "")),
+    };
+  }));
+  const compared = results.reduce((n, r) => n + r.sources, 0);
+  console.log(`${compared} sources compared across ${results.length} fixtures`);
+  const failures = results.filter((r) => r.problems.length > 0);
+  assert.deepEqual(
+    failures.map((r) => `${r.name}:\n  ${r.problems.join("\n  ")}`),
+    [],
+    `${failures.length} of ${results.length} fixtures disagree`,
+  );
+  assert.deepEqual(results.filter((r) => r.sources === 0).map((r) => r.name), []);
+});
+
+Deno.test("tiers: skill-arguments — with arguments, the text is the model's for the same arguments", async () => {
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const files: Files = {
+    [`${S}/args/SKILL.md`]:
+      "---\ndescription: args\narguments: [alpha, beta]\n---\nA $ARGUMENTS 0 $0 2 $2 i $ARGUMENTS[1] n $alpha $beta esc \\$0\n",
+    [`${S}/append/SKILL.md`]: "---\ndescription: append\n---\nNo placeholder\n",
+    [`${S}/quoted/SKILL.md`]: "---\ndescription: quoted\n---\nfirst=$0 second=$1\n",
+  };
+  const calls: [string, string][] = [["args", 'x y "z w"'], ["append", "p q"], [
+    "quoted",
+    "'one two' three",
+  ]];
+  const built = build(files);
+  const plan: ObservePlan = {
+    turns: [calls.map(([skill, args], i) => ({
+      id: `toolu_ctxkit_${String(i).padStart(3, "0")}`,
+      name: "Skill" as const,
+      input: { skill, args },
+    }))],
+  };
+  const seen = await observe(claude, built, plan);
+  const last = seen.session!.main.at(-1)!;
+  const request = mainRequest(JSON.parse(last.body));
+  for (const [skill, args] of calls) {
+    const dir = `${built.root}/.claude/skills/${skill}`;
+    const expected = invocationText(Deno.readTextFileSync(`${dir}/SKILL.md`), {
+      skillDir: dir,
+      projectDir: built.root,
+    }, args).text;
+    assert.deepEqual(request.skills.get(dir), [expected], skill);
+  }
+});
+
+Deno.test("tiers: skill-references — a skill's other files as the Read tool returns them whole", async () => {
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const texts: Record<string, string> = {
+    "lines.md": "line1\nline2\n",
+    "no-newline.md": "no trailing",
+    "crlf.md": "a\r\nb\r\n",
+    "blank.md": "\n\n\n",
+    "long.md": Array.from({ length: 2105 }, (_, i) => `L${i}\n`).join(""),
+    "wide.md": `${"x".repeat(3000)}\nshort\n`,
+    "unicode.md": "tab\there ünï\n",
+  };
+  const files: Files = { [`${S}/r/SKILL.md`]: "---\ndescription: r\n---\nbody\n" };
+  for (const [name, text] of Object.entries(texts)) files[`${S}/r/references/${name}`] = text;
+  const built = build(files);
+  const names = Object.keys(texts);
+  const plan: ObservePlan = {
+    turns: [names.map((name, i) => ({
+      id: `toolu_ctxkit_${String(i).padStart(3, "0")}`,
+      name: "Read" as const,
+      input: { file_path: `${built.root}/.claude/skills/r/references/${name}` },
+    }))],
+  };
+  const seen = await observe(claude, built, plan);
+  const request = mainRequest(JSON.parse(seen.session!.main.at(-1)!.body));
+  const rows = scannedRows(built);
+  names.forEach((name, i) => {
+    const result = request.results.get(`toolu_ctxkit_${String(i).padStart(3, "0")}`);
+    assert.equal(result?.text, readResult(texts[name]), name);
+    const row = rows.find((r) => r.path.endsWith(`/references/${name}`));
+    assert.equal(row?.loaded_bytes, new TextEncoder().encode(result!.text).length, name);
+  });
+});
+
+Deno.test("tiers: hook-events — start-up, every prompt, every tool call, as the hook rows say", async () => {
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const hook = (command: string) => ({ hooks: [{ type: "command", command }] });
+  // PostToolUse's plain output goes to the transcript only; its additionalContext is sent.
+  const context = JSON.stringify({
+    hookSpecificOutput: { hookEventName: "PostToolUse", additionalContext: "marker-tool-call" },
+  });
+  const built = build({
+    "proj/.keep": "",
+    "plug/.claude-plugin/plugin.json": '{"name":"hp"}',
+    "plug/hooks/hooks.json": JSON.stringify({
+      hooks: {
+        SessionStart: [hook("echo marker-session-start")],
+        UserPromptSubmit: [hook("echo marker-prompt")],
+        PostToolUse: [hook(`echo '${context}'`)],
+      },
+    }),
+  }, ["plug"]);
+  const rows = scannedRows(built);
+  const row = rows.find((r) => r.path.endsWith("hooks/hooks.json"));
+  assert.deepEqual(row?.fires, ["start-up", "every-prompt", "every-tool-call"]);
+  const plan: ObservePlan = {
+    turns: [[{
+      id: "toolu_ctxkit_000",
+      name: "Read",
+      input: { file_path: `${built.root}/.keep` },
+    }]],
+  };
+  const seen = await observe(claude, built, plan, true);
+  const count = (text: string, marker: string) => text.split(marker).length - 1;
+  const first = seen.body;
+  const after = seen.session!.main.at(-1)!.body;
+  assert.equal(count(first, "marker-session-start"), 1, "SessionStart: once, at start-up");
+  assert.equal(count(first, "marker-prompt"), 1, "UserPromptSubmit: with the prompt");
+  assert.equal(count(first, "marker-tool-call"), 0, "PostToolUse: not before a tool call");
+  assert.equal(count(after, "marker-session-start"), 1, "SessionStart: not again");
+  assert.equal(count(after, "marker-tool-call"), 1, "PostToolUse: after the tool call");
+});
