@@ -106,7 +106,7 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
     help: false,
     scan: { global: false, tier: "all" },
     pluginDirs: [],
-    observe: { unsandboxed: false, hooks: false, timeoutSeconds: 60 },
+    observe: { unsandboxed: false, hooks: false, tiers: false, timeoutSeconds: 60 },
   });
   assert.deepEqual(
     parseScanArgs([
@@ -118,6 +118,7 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
       "5",
       "--observe-hooks",
       "--observe-unsandboxed",
+      "--observe-tiers",
       "--plugin-dir",
       "--b",
       "--observe",
@@ -126,7 +127,13 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
       help: false,
       scan: { global: false, tier: "all", pluginDirs: ["a", "--b"] },
       pluginDirs: ["a", "--b"],
-      observe: { claude: "/opt/claude", unsandboxed: true, hooks: true, timeoutSeconds: 5 },
+      observe: {
+        claude: "/opt/claude",
+        unsandboxed: true,
+        hooks: true,
+        tiers: true,
+        timeoutSeconds: 5,
+      },
     },
   );
   assert.deepEqual(parseScanArgs(["--loaded", "--plugin-dir", "p"]), {
@@ -144,6 +151,7 @@ Deno.test("parseScanArgs: --observe usage errors are one line", () => {
     error(["--observe-hooks", "--observe-unsandboxed"]),
     "❌ --observe-hooks needs --observe",
   );
+  assert.equal(error(["--observe-tiers", "--loaded"]), "❌ --observe-tiers needs --observe");
   assert.equal(
     error(["--observe", "--observe-timeout", "0"]),
     "❌ --observe-timeout needs a whole number of seconds (1 to 3600): 0",
