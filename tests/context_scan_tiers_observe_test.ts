@@ -14,6 +14,7 @@
 import assert from "node:assert/strict";
 import { ensureClaudeCode } from "../scripts/claude_code.ts";
 import { makeTempDir, writeTree } from "./_helpers.ts";
+import { scan } from "./context_scan_fixtures.ts";
 import { namespaceSkipReason, observeFixture, skipObserved } from "./_claude.ts";
 import { createLoadingStep } from "../lib/scan/loading.ts";
 import { scanRoots } from "../lib/scan/scan.ts";
@@ -529,4 +530,85 @@ Deno.test("tiers: hook-events — start-up, every prompt, every tool call, as th
   assert.equal(count(first, "marker-tool-call"), 0, "PostToolUse: not before a tool call");
   assert.equal(count(after, "marker-session-start"), 1, "SessionStart: not again");
   assert.equal(count(after, "marker-tool-call"), 1, "PostToolUse: after the tool call");
+});
+
+/** Every path below `dir` with its size and mtime: a snapshot to prove nothing was written. */
+function snapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name < b.name ? -1 : 1)) {
+      const p = `${d}/${e.name}`;
+      const st = Deno.lstatSync(p);
+      out.push(`${p} ${st.size} ${st.mtime?.getTime()}`);
+      if (st.isDirectory) walk(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
+Deno.test("tiers: the CLI's --observe-tiers — observed.tiers beside the model, the table's view, nothing written", async () => {
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const built = build({
+    "proj/CLAUDE.md": "top\n",
+    [`${S}/demo/SKILL.md`]: "---\ndescription: demo\n---\n\nRun in ${CLAUDE_SKILL_DIR}.\n",
+    [`${A}/helper.md`]:
+      "---\nname: helper\ndescription: helps\ntools: Read, Skill\nskills: demo\n---\nHelp.\n",
+    [`${R}/sub.md`]: "---\npaths: sub/**\n---\nRule for sub\n",
+    "proj/.claude/commands/c1.md": "---\ndescription: c\n---\nCommand\n",
+    "proj/sub/CLAUDE.md": "Sub\n",
+    "cfg/rules/user.md": "---\npaths: sub/**\n---\nUser rule\n",
+  });
+  const tmp = `${built.base}/tmp`;
+  Deno.mkdirSync(tmp);
+  // (HOME gets the re-run child's Deno cache, as any `deno run` does: not compared.)
+  const before = [snapshot(built.root), snapshot(built.configDir)];
+  const env = { HOME: built.home, CLAUDE_CONFIG_DIR: built.configDir, TMPDIR: tmp, COLUMNS: "100" };
+  const args = [
+    "--root",
+    built.root,
+    "--loaded",
+    "--observe",
+    "--observe-tiers",
+    "--claude",
+    claude,
+  ];
+  const json = scan(args, { env });
+  assert.equal(json.stderr, "✅ EXIT:0\n", json.stderr);
+  const tiers = json.doc?.observed?.tiers;
+  assert.ok(tiers !== undefined, "observed.tiers is in the document");
+  const figures = [...tiers.invocations, ...tiers.spawns, ...tiers.accesses].map((t) => [
+    t.path.slice(built.base.length),
+    t.status,
+    t.bytes === t.model_bytes,
+  ]);
+  assert.deepEqual(figures, [
+    ["/proj/.claude/skills/demo/SKILL.md", "observed", true],
+    ["/proj/.claude/commands/c1.md", "observed", true],
+    ["/proj/.claude/agents/helper.md", "observed", true],
+    ["/cfg/rules/user.md", "observed", true],
+    ["/proj/.claude/rules/sub.md", "observed", true],
+    ["/proj/sub/CLAUDE.md", "observed", true],
+  ]);
+  assert.deepEqual(tiers.warnings, []);
+  assert.ok((tiers.spawns[0].request?.total.bytes ?? 0) > 0);
+  assert.equal(tiers.spawns[0].preloaded[0]?.bytes, tiers.spawns[0].preloaded[0]?.model_bytes);
+  const table = scan([...args, "--format", "table"], { env });
+  assert.equal(table.code, 0);
+  const lines = table.stdout.split("\n");
+  const at = lines.findIndex((l) => l.startsWith("WHEN IT LOADS"));
+  assert.ok(at > 0, table.stdout);
+  const tokens = (path: string) => {
+    const line = lines.slice(at).find((l) => l.endsWith(path) || l.includes(`${path}  (request`));
+    return line?.trim().split(/\s+/).slice(0, 2);
+  };
+  const demo = tiers.invocations[0];
+  assert.deepEqual(tokens(".claude/skills/demo/SKILL.md"), [
+    String(demo.tokens),
+    String(demo.tokens),
+  ]);
+  assert.match(lines.slice(at).join("\n"), /\.claude\/agents\/helper\.md {2}\(request [0-9,]+\)/);
+  assert.deepEqual([snapshot(built.root), snapshot(built.configDir)], before);
+  assert.deepEqual([...Deno.readDirSync(tmp)], []);
 });
