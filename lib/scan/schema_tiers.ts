@@ -8,7 +8,11 @@
  */
 
 import * as z from "../_zod.ts";
-import { ScanObservedCategoriesSchema, ScanObservedSizeSchema } from "./schema.ts";
+import {
+  ScanObservedCategoriesSchema,
+  type ScanObservedSize as Size,
+  ScanObservedSizeSchema,
+} from "./schema.ts";
 
 /** Whether a planned call sent its source. */
 export type ObservedStatus = ScanObservedInvocation["status"];
@@ -49,14 +53,6 @@ export const ScanObservedInvocationSchema = z.deferred(() =>
     forked: z.boolean(),
   })
 );
-
-/** `{bytes, tokens}` of a request or one of its groups. */
-interface Size {
-  /** UTF-8 bytes. */
-  bytes: number;
-  /** `floor(bytes / 4)`. */
-  tokens: number;
-}
 
 /** A spawn's whole request: its total and its `/context` groups. */
 export interface ScanObservedSpawnRequest {

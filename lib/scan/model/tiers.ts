@@ -10,6 +10,7 @@
 
 import { basename, dirname } from "../../paths.ts";
 import { parseFrontmatter, scalar } from "../claude_text.ts";
+import { statFollow } from "../files.ts";
 import type { LimitCode, RootLabel } from "../schema.ts";
 import { READ_MAX_BYTES } from "../tier_rules.ts";
 import { invocationText, readResult, splitClaudeFrontmatter } from "./invocation.ts";
@@ -109,6 +110,9 @@ export function invocationFigure(
 
 /** The Read tool's result for the whole file `path`, in bytes, and what limited it. */
 export function readFigure(path: string): { bytes: number; limits: LimitCode[] } {
+  // Sized first: a file the Read tool refuses is never read.
+  const st = statFollow(path);
+  if (!("error" in st) && st.size > READ_MAX_BYTES) return { bytes: 0, limits: ["read-too-large"] };
   const read = readText(path);
   if (read.kind === "large" || (read.kind === "text" && read.size > READ_MAX_BYTES)) {
     return { bytes: 0, limits: ["read-too-large"] };
