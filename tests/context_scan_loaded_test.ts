@@ -45,6 +45,7 @@ const EXAMPLE_LOADED = `{
     "grand": {"files": 15, "bytes": 442, "tokens": 104, "loaded": {"files": 6, "bytes": 144, "tokens": 34}}
   },
   "categories": {
+    "system-prompt": {"files": 0, "bytes": 0, "tokens": 0},
     "memory-files": {"files": 4, "bytes": 69, "tokens": 16},
     "skills": {"files": 0, "bytes": 0, "tokens": 0},
     "agents": {"files": 1, "bytes": 59, "tokens": 14},
@@ -436,21 +437,28 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
       env,
     }),
   );
-  const plugin = doc.files.filter((f) => f.root === "plugin");
+  // (Each SKILL.md's listing row follows its per-invocation row: context_scan_loaded_setups_test.ts.)
+  const plugin = doc.files.filter((f) => f.root === "plugin" && f.tier === "always-on");
   assert.deepEqual(
     plugin.map((f) => [f.path.slice(base.length), f.loading, f.name, f.loaded_bytes, f.category]),
     [
-      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
       ["/plug/skills/alpha/SKILL.md", "skill-listing", "plug:alpha", 20, "skills"],
       ["/other/skills/beta/SKILL.md", "skill-listing", "other:beta", 19, "skills"],
+      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
       ["/plug/agents/pa.md", "agent-listing", "plug:pa", 38, "agents"],
       // "SessionStart:startup hook success: ready" and a blank line; the script's output is unknown
       ["/plug/hooks/hooks.json", "hook-context", undefined, 42, "hooks"],
-      // What invoking each skill and command, and spawning the agent, sends (the body "b\n").
-      ["/plug/commands/go.md", "invoked-command", undefined, 2, null],
-      ["/plug/skills/alpha/SKILL.md", "invoked-skill", undefined, 2, null],
-      ["/other/skills/beta/SKILL.md", "invoked-skill", undefined, 2, null],
-      ["/plug/agents/pa.md", "selected-agent", undefined, 1, null],
+    ],
+  );
+  // What invoking each skill and command, and spawning the agent, sends (the body "b\n").
+  assert.deepEqual(
+    doc.files.filter((f) => f.root === "plugin" && f.tier !== "always-on")
+      .map((f) => [f.path.slice(base.length), f.loading, f.loaded_bytes]),
+    [
+      ["/plug/skills/alpha/SKILL.md", "invoked-skill", 2],
+      ["/plug/agents/pa.md", "selected-agent", 1],
+      ["/other/skills/beta/SKILL.md", "invoked-skill", 2],
+      ["/plug/commands/go.md", "invoked-command", 2],
     ],
   );
   const hooks = plugin.find((f) => f.path.endsWith("/hooks.json"));

@@ -19,6 +19,7 @@ import {
   loadingModel,
   skillListingPotential,
 } from "./claude_model.ts";
+import { linkTarget, logicalName, type ModelView, modelView } from "./loaded_rows.ts";
 import { LIMIT_MEANINGS } from "./loading_rules.ts";
 import { tierModel } from "./model/tiers.ts";
 import { type TierRows, tierRows } from "./tier_rows.ts";
@@ -42,6 +43,8 @@ export interface LoadingOptions {
   pluginDirs?: readonly string[];
   /** The listing budget override (default `$SLASH_COMMAND_TOOL_CHAR_BUDGET`). */
   budgetOverride?: string;
+  /** The managed policy folder (default: the platform's, `/etc/claude-code` on Linux). */
+  managed?: string;
 }
 
 function key(path: string, kind: string): string {
@@ -58,7 +61,9 @@ function categoryOf(row: CandidateRow | ScanRow): LoadedCategory | null {
 }
 
 /** Why an always-on inventory row without a source loads nothing at session start. */
-function absentLimit(row: ScanRow, model: LoadingModel): LimitCode[] {
+function absentLimit(row: ScanRow, model: ModelView & { agentsMdLoaded: boolean }): LimitCode[] {
+  if (model.counted.has(row.path)) return ["loaded-elsewhere"];
+  if (model.names.excludedFiles.has(row.path)) return ["excluded"];
   switch (row.loading) {
     case "path-scoped-rule":
       return ["path-scoped"];
@@ -69,11 +74,11 @@ function absentLimit(row: ScanRow, model: LoadingModel): LimitCode[] {
     case "client-or-import-dependent":
       return model.agentsMdLoaded ? ["not-loaded"] : ["agents-md-unused"];
     case "skill-listing":
-      return model.listingFiles.has(row.path) ? ["not-listed"] : ["not-loaded"];
+      return model.names.listingFiles.has(row.path) ? ["not-listed"] : ["not-loaded"];
     case "startup-instruction":
     case "unscoped-rule":
       // Read but empty once shown (nothing to say), or never read: outside Claude Code's layout.
-      return model.instructionFiles.has(row.path) ? [] : ["not-loaded"];
+      return model.names.instructionFiles.has(row.path) ? [] : ["not-loaded"];
     default:
       return ["not-loaded"];
   }
@@ -104,7 +109,7 @@ function newRow(source: LoadedSource): CandidateRow {
  */
 export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   const home = options.home ?? envValue("HOME");
-  let model: LoadingModel | undefined;
+  let model: (ModelView & { agentsMdLoaded: boolean }) | undefined;
   let tiers: TierRows | undefined;
   const byKey = new Map<string, LoadedSource>();
   return {
@@ -118,11 +123,18 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         home,
         pluginDirs: options.pluginDirs ?? [],
         budgetOverride: options.budgetOverride ?? envValue("SLASH_COMMAND_TOOL_CHAR_BUDGET"),
+        ...(options.managed === undefined ? {} : { managed: options.managed }),
       };
-      model = loadingModel(roots);
-      // Beyond start-up: what an invocation, a spawn, an access sends (model/tiers.ts).
-      tiers = tierRows(tierModel(roots, model, context.nestedInstructions ?? []));
-      const reported = model.sources.filter((s) => context.includeGlobal || s.root !== "global");
+      const whole: LoadingModel = loadingModel(roots);
+      const view = modelView(whole, context, candidates);
+      model = { ...view, agentsMdLoaded: whole.agentsMdLoaded };
+      // Beyond start-up: what an invocation, a spawn, an access sends (model/tiers.ts), named as
+      // the inventory names its files.
+      tiers = tierRows(
+        tierModel(roots, whole, context.nestedInstructions ?? []),
+        logicalName(whole.project, context.project),
+      );
+      const reported = view.sources;
       for (const s of reported) {
         byKey.set(key(s.path, s.kind), s);
       }
@@ -146,7 +158,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
           push(newRow(child));
         }
       };
-      for (const row of candidates) {
+      for (const row of [...candidates, ...view.pluginRows]) {
         if (row.tier === "always-on") matched.add(key(row.path, row.kind));
         push(row);
         if (row.loading !== "invoked-skill" || row.kind !== "file") continue;
@@ -188,7 +200,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   };
 
   /** The start-up figures of one admitted row. */
-  function annotateRow(row: ScanRow, current: LoadingModel): ScanRow {
+  function annotateRow(row: ScanRow, current: ModelView & { agentsMdLoaded: boolean }): ScanRow {
     if (row.tier !== "always-on") {
       return {
         ...row,
@@ -199,9 +211,12 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
       };
     }
     const source = byKey.get(key(row.path, row.kind));
+    const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
+    const link = target === undefined ? {} : { resolves_to: target };
     if (source === undefined) {
       return {
         ...row,
+        ...link,
         ...(row.kind === "field:description" && row.loading === "runtime-dependent"
           ? { loading: "agent-listing" as const }
           : {}),
@@ -214,12 +229,15 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
     return {
       ...row,
       ...(source.category === "agents" ? { loading: "agent-listing" as const } : {}),
+      // The file a link reaches loads at start-up as the link did.
+      ...(row.loading === "client-or-import-dependent" ? { loading: source.loading } : {}),
       loaded_bytes: source.loaded,
       loaded_tokens: tokensOf(source.loaded),
       limits: ordered(source.limits),
       category: source.category,
       ...(source.name === undefined ? {} : { name: source.name }),
       ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
+      ...link,
     };
   }
 }

@@ -45,7 +45,7 @@ export const TierFilterSchema = z.deferred(() =>
 /** Which scanned root a row or issue belongs to. */
 export type RootLabel = ScanRow["root"];
 /** The root labels. */
-export const RootLabelSchema = z.deferred(() => z.enum(["project", "global", "plugin"]));
+export const RootLabelSchema = z.deferred(() => z.enum(["project", "global", "plugin", "managed"]));
 
 /** What a row measures. */
 export type RowKind = ScanRow["kind"];
@@ -80,6 +80,7 @@ export const LoadingSchema = z.deferred(() =>
     "hook-context",
     "invoked-command",
     "on-access-instruction",
+    "output-style",
   ])
 );
 
@@ -113,6 +114,7 @@ export const LimitCodeSchema = z.deferred(() =>
     "shell-runtime",
     "user-invoked-only",
     "read-too-large",
+    "excluded",
   ])
 );
 
@@ -120,7 +122,7 @@ export const LimitCodeSchema = z.deferred(() =>
 export type LoadedCategory = NonNullable<ScanRow["category"]>;
 /** The loaded categories. */
 export const LoadedCategorySchema = z.deferred(() =>
-  z.enum(["memory-files", "skills", "agents", "hooks"])
+  z.enum(["system-prompt", "memory-files", "skills", "agents", "hooks"])
 );
 
 /** The moments a hook's output is sent. */
@@ -132,8 +134,11 @@ export const HookFiringSchema = z.deferred(() =>
 export interface ScanRow {
   /** Logical path of the measured file. */
   path: string;
-  /** Label of the root being scanned when the row was found (`plugin`: a `--plugin-dir`). */
-  root: "project" | "global" | "plugin";
+  /**
+   * Label of the root being scanned when the row was found (`plugin`: a `--plugin-dir` or an
+   * installed plugin; `managed`: the managed policy folder).
+   */
+  root: "project" | "global" | "plugin" | "managed";
   /** Inventory tier. */
   tier: "always-on" | "per-spawn" | "per-invocation";
   /** What is measured. */
@@ -162,7 +167,8 @@ export interface ScanRow {
     | "agent-listing"
     | "hook-context"
     | "invoked-command"
-    | "on-access-instruction";
+    | "on-access-instruction"
+    | "output-style";
   /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
   loaded_bytes?: number;
   /** `--loaded` only: `floor(loaded_bytes / 4)`. */
@@ -191,16 +197,19 @@ export interface ScanRow {
     | "shell-runtime"
     | "user-invoked-only"
     | "read-too-large"
+    | "excluded"
   >;
   /**
    * `--loaded` only: the `/context` group the row's loaded bytes count in at session start
    * (`null` for rows of the per-spawn and per-invocation tiers).
    */
-  category?: "memory-files" | "skills" | "agents" | "hooks" | null;
+  category?: "system-prompt" | "memory-files" | "skills" | "agents" | "hooks" | null;
   /** `--loaded` only, listing rows: the entry's name as the listing writes it. */
   name?: string;
   /** `--loaded` only, imports: the file whose `@path` loaded this one. */
   imported_by?: string;
+  /** `--loaded` only: the file a row whose path is a symbolic link resolves to. */
+  resolves_to?: string;
   /**
    * `--loaded` only, path-scoped rules and subfolders' instruction files: the bytes the first
    * read or write of a matching file sends (`references/context-scan.md#tier-rules`).
@@ -227,6 +236,7 @@ export const ScanRowSchema = z.deferred(() =>
     category: z.optional(z.nullable(LoadedCategorySchema)),
     name: z.optional(z.string()),
     imported_by: z.optional(z.string()),
+    resolves_to: z.optional(z.string()),
     on_access_bytes: z.optional(z.int().check(z.nonnegative())),
     fires: z.optional(z.array(HookFiringSchema)),
   })
@@ -238,7 +248,7 @@ export type HookFiring = NonNullable<ScanRow["fires"]>[number];
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
   /** Label of the root being scanned (per-project memory: `project`). */
-  root: "project" | "global" | "plugin";
+  root: "project" | "global" | "plugin" | "managed";
   /** The walk start, instruction root or file concerned. */
   path: string;
   /** Always `discovery-incomplete`. */
@@ -351,7 +361,8 @@ export interface ScanObservedSource {
     | "skill"
     | "command"
     | "agent"
-    | "hook";
+    | "hook"
+    | "output-style";
   /** The listing entry's name, the hook line's label, or (files) the real path. */
   name: string;
   /** The real file it came from; `null` for a built-in entry, a hook, or a file not found. */
@@ -383,6 +394,7 @@ export const ScanObservedSourceSchema = z.deferred(() =>
       "command",
       "agent",
       "hook",
+      "output-style",
     ]),
     name: z.string(),
     path: z.nullable(z.string()),
@@ -485,6 +497,7 @@ export interface ScanDocument {
    * `/context` shows them.
    */
   categories?: {
+    "system-prompt": { files: number; bytes: number; tokens: number };
     "memory-files": { files: number; bytes: number; tokens: number };
     skills: { files: number; bytes: number; tokens: number };
     agents: { files: number; bytes: number; tokens: number };
@@ -512,6 +525,7 @@ export const ScanDocumentSchema = z.deferred(() =>
     scan_issues: z.array(ScanIssueSchema),
     totals: ScanTotalsSchema,
     categories: z.optional(z.object({
+      "system-prompt": ScanLoadedTotalSchema,
       "memory-files": ScanLoadedTotalSchema,
       skills: ScanLoadedTotalSchema,
       agents: ScanLoadedTotalSchema,
@@ -549,44 +563,3 @@ export function parseScanDocument(
   const where = first?.path.length ? first.path.join(".") : "document";
   return { ok: false, error: `${where}: ${first?.message ?? "invalid"}` };
 }
-
-/**
- * The `settings.json` fields `--observe` reads (Claude Code's file, not ctxkit's: every other key
- * is kept and ignored): the ones that could send a request elsewhere or run a credential helper
- * (`references/context-scan.md#what-is-refused`).
- */
-export const ClaudeSettingsSchema = z.deferred(() =>
-  z.looseObject({
-    // An object of any keys (zod/mini as vendored has no record): the names are what matter.
-    env: z.optional(z.looseObject({})),
-    apiKeyHelper: z.optional(z.unknown()),
-    awsAuthRefresh: z.optional(z.unknown()),
-    awsCredentialExport: z.optional(z.unknown()),
-    gcpAuthRefresh: z.optional(z.unknown()),
-    otelHeadersHelper: z.optional(z.unknown()),
-  })
-);
-
-/** The fields of a parsed `settings.json` that `--observe` looks at. */
-export type ClaudeSettings = z.infer<typeof ClaudeSettingsSchema>;
-
-/** A plugin's `hooks/hooks.json`, of which `--loaded` reads the `SessionStart` commands. */
-export const PluginHooksSchema = z.deferred(() =>
-  z.looseObject({
-    hooks: z.optional(z.looseObject({
-      SessionStart: z.optional(z.array(z.looseObject({
-        matcher: z.optional(z.string()),
-        hooks: z.optional(z.array(z.looseObject({
-          type: z.optional(z.string()),
-          command: z.optional(z.string()),
-        }))),
-      }))),
-    })),
-  })
-);
-
-/** A parsed plugin `hooks/hooks.json`. */
-export type PluginHooks = z.infer<typeof PluginHooksSchema>;
-
-/** A plugin's `.claude-plugin/plugin.json`, of which `--observe` and `--loaded` read the name. */
-export const PluginManifestSchema = z.deferred(() => z.looseObject({ name: z.string() }));

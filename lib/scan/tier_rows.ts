@@ -16,7 +16,8 @@ import { tokensOf } from "./measure.ts";
 import type { OnAccessSource } from "./model/on_access.ts";
 import { readText } from "./model/read.ts";
 import { readFigure, type TierModel } from "./model/tiers.ts";
-import { type HookFiring, type LimitCode, PluginHooksSchema, type ScanRow } from "./schema.ts";
+import { PluginHooksSchema } from "./claude_schema.ts";
+import type { HookFiring, LimitCode, ScanRow } from "./schema.ts";
 
 const LIMIT_ORDER = Object.keys(LIMIT_MEANINGS) as LimitCode[];
 
@@ -71,49 +72,45 @@ function loadingOf(source: OnAccessSource): CandidateRow["loading"] {
 }
 
 /** The rows and figures of the tier model `tiers`. */
-export function tierRows(tiers: TierModel): TierRows {
-  const onAccess = new Map(tiers.onAccess.map((s) => [s.path, s]));
+/**
+ * The rows and figures of the tier model `tiers`, its paths renamed by `name` (the model names
+ * files from the start directory's physical path, the inventory from the root as given).
+ */
+export function tierRows(tiers: TierModel, name: (path: string) => string = (p) => p): TierRows {
+  const renamed = <T extends { path: string }>(items: Iterable<T>) =>
+    new Map([...items].map((i) => [name(i.path), { ...i, path: name(i.path) }]));
+  const onAccess = renamed(tiers.onAccess);
+  const invocations = renamed(tiers.invocations.values());
+  const spawns = renamed(tiers.spawns.values());
   return {
     extraRows(candidates, includeGlobal) {
       const have = new Set(candidates.map((c) => `${c.tier}\0${c.path}`));
       const rows: CandidateRow[] = [];
-      const push = (row: CandidateRow) => {
+      const push = (row: CandidateRow, userLevel = false) => {
         const key = `${row.tier}\0${row.path}`;
-        if (have.has(key) || (!includeGlobal && row.root === "global")) return;
+        // Global and installed-plugin sources are reported with --global only.
+        if (have.has(key) || (!includeGlobal && (row.root === "global" || userLevel))) return;
         have.add(key);
         rows.push(row);
       };
-      const file = { kind: "file" as const, estimated: false };
-      for (const f of tiers.invocations.values()) {
+      const file = (path: string) => ({
+        path,
+        kind: "file" as const,
+        bytes: sizeOf(path),
+        estimated: false,
+      });
+      for (const f of invocations.values()) {
         const loading = f.kind === "skill" ? "invoked-skill" : "invoked-command";
-        push({
-          path: f.path,
-          root: f.root,
-          tier: "per-invocation",
-          bytes: sizeOf(f.path),
-          loading,
-          ...file,
-        });
+        push({ ...file(f.path), root: f.root, tier: "per-invocation", loading }, f.userLevel);
       }
-      for (const f of tiers.spawns.values()) {
-        push({
-          path: f.path,
-          root: f.root,
-          tier: "per-spawn",
-          bytes: sizeOf(f.path),
-          loading: "selected-agent",
-          ...file,
-        });
+      for (const f of spawns.values()) {
+        push(
+          { ...file(f.path), root: f.root, tier: "per-spawn", loading: "selected-agent" },
+          f.userLevel,
+        );
       }
-      for (const s of tiers.onAccess) {
-        push({
-          path: s.path,
-          root: s.root,
-          tier: "always-on",
-          bytes: sizeOf(s.path),
-          loading: loadingOf(s),
-          ...file,
-        });
+      for (const s of onAccess.values()) {
+        push({ ...file(s.path), root: s.root, tier: "always-on", loading: loadingOf(s) });
       }
       return rows;
     },
@@ -143,7 +140,7 @@ export function tierRows(tiers: TierModel): TierRows {
         category: null,
       });
       if (row.tier === "per-spawn") {
-        const spawn = tiers.spawns.get(row.path);
+        const spawn = spawns.get(row.path);
         if (spawn !== undefined) return loaded(spawn.bytes, spawn.limits);
         return loaded(0, [row.path.includes("/.claude/agents/") ? "not-listed" : "not-loaded"]);
       }
@@ -151,11 +148,11 @@ export function tierRows(tiers: TierModel): TierRows {
         // A skill's other file: read whole by the Read tool, once its skill is in use.
         const at = row.path.lastIndexOf("/references/");
         const skill = at === -1 ? undefined : `${row.path.slice(0, at)}/SKILL.md`;
-        if (skill === undefined || !tiers.invocations.has(skill)) return loaded(0, ["not-loaded"]);
+        if (skill === undefined || !invocations.has(skill)) return loaded(0, ["not-loaded"]);
         const read = readFigure(row.path);
         return loaded(read.bytes, read.limits);
       }
-      const invocation = tiers.invocations.get(row.path);
+      const invocation = invocations.get(row.path);
       if (invocation !== undefined) return loaded(invocation.bytes, invocation.limits);
       // A SKILL.md or command Claude Code never lists: outside its layout, or a folder too deep.
       return loaded(0, ["not-loaded"]);

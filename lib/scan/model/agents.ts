@@ -15,10 +15,13 @@ export function agentSource(
   path: string,
   root: RootLabel,
   prefix: string,
+  plugin = false,
 ): LoadedSource | undefined {
   const fields = frontmatterOf(path);
   const name = scalar(fields.get("name"));
-  const description = scalar(fields.get("description"));
+  const written = scalar(fields.get("description"));
+  // A plugin agent's description loses its final newline (a folded block's); a project's keeps it.
+  const description = plugin ? written?.replace(/\n$/, "") : written;
   if (name === undefined || name === "" || description === undefined || description === "") {
     return undefined;
   }
@@ -27,9 +30,12 @@ export function agentSource(
   const list = (v: unknown) =>
     (typeof v === "string" ? v.split(",") : Array.isArray(v) ? v : []).map((s) => String(s).trim())
       .filter((s) => s !== "");
-  const allowed = list(tools);
   const denied = list(disallowed);
-  const toolText = allowed.length > 0
+  // `*` is every tool; a tool both allowed and disallowed is not allowed (observed:
+  // agents-frontmatter-quirks).
+  const allowed = list(tools).filter((t) => t !== "*" && !denied.includes(t));
+  const everything = list(tools).length === 0 || list(tools).includes("*");
+  const toolText = !everything
     ? allowed.join(", ")
     : denied.length > 0
     ? `All tools except ${denied.join(", ")}`

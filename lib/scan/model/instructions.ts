@@ -15,8 +15,11 @@ import { IMPORTS, TEXT_EXTENSIONS } from "../loading_rules.ts";
 import { InstructionScanner } from "../markdown.ts";
 import { RuleScopeScanner } from "../measure.ts";
 import type { LimitCode, RootLabel } from "../schema.ts";
+import { excluder, expandBraces } from "./excludes.ts";
 import { memoryIndexSource } from "./memory.ts";
-import { ancestry, isFile, isInside, join, markdownBelow, readText, realOrSelf } from "./read.ts";
+import type { Places } from "./places.ts";
+import type { LoadingSettings } from "./settings.ts";
+import { isFile, isInside, join, markdownBelow, readText, realOrSelf } from "./read.ts";
 import { type LoadedSource, type ModelRoots, utf8 } from "./source.ts";
 
 /** The file an `@path` token names, or undefined when it is not an import. */
@@ -66,7 +69,10 @@ export function ruleIsConditional(yaml: string | undefined): boolean {
   if (value === undefined || value === "" || (Array.isArray(value) && value.length === 0)) {
     return false;
   }
+  // A number is no glob: the rule loads (observed: rules-paths-quirks).
+  if (typeof value === "string" && /^[-+]?[0-9]+(\.[0-9]+)?$/.test(value)) return false;
   const globs = (typeof value === "string" ? [value] : value).flatMap(splitGlobs)
+    .flatMap((g) => expandBraces(g))
     .map((g) => (g.endsWith("/**") ? g.slice(0, -3) : g))
     .filter((g) => g !== "");
   return !(globs.length === 0 || globs.every((g) => g === "**"));
@@ -77,11 +83,17 @@ class Instructions {
   readonly sources: LoadedSource[] = [];
   /** Every instruction file Claude Code reads (loaded, empty once shown, or path-scoped). */
   readonly read = new Set<string>();
+  /** Every instruction file `claudeMdExcludes` kept out. */
+  readonly excluded = new Set<string>();
   readonly #seen = new Set<string>();
-  readonly #roots: ModelRoots;
+  readonly #project: string;
+  readonly #home: string | undefined;
+  readonly #excludes: (path: string) => boolean;
 
-  constructor(roots: ModelRoots) {
-    this.#roots = roots;
+  constructor(project: string, home: string | undefined, excludes: (path: string) => boolean) {
+    this.#project = project;
+    this.#home = home;
+    this.#excludes = excludes;
   }
 
   has(path: string): boolean {
@@ -103,12 +115,23 @@ class Instructions {
   add(
     path: string,
     root: RootLabel,
-    options: { userLevel: boolean; rule?: boolean; importedBy?: string; depth?: number },
+    options: {
+      userLevel: boolean;
+      rule?: boolean;
+      importedBy?: string;
+      depth?: number;
+      /** The managed policy's files: never excluded, their imports not followed. */
+      managed?: boolean;
+    },
   ): "added" | "skipped" {
     const key = this.#key(path);
     if (this.#seen.has(key)) return "added";
     const read = readText(path);
     if (read.kind === "missing") return "skipped";
+    if (!options.managed && this.#excludes(path)) {
+      this.excluded.add(path);
+      return "skipped";
+    }
     this.read.add(path);
     // An import that cannot be read adds nothing (the importer says so); a file found by name is a row.
     if (read.kind === "unreadable" && options.importedBy !== undefined) return "skipped";
@@ -153,12 +176,13 @@ class Instructions {
       limits,
     };
     this.sources.push(source);
+    if (options.managed) return "added"; // observed: managed
     // Imports resolve from the importer's real folder (a linked CLAUDE.md imports beside its
     // target), and a project file's import must really lie inside the project (links resolved).
     const from = realOrSelf(path);
-    const project = realOrSelf(this.#roots.project);
+    const project = this.#project;
     for (const token of shown.imports) {
-      const target = importPath(token, from, this.#roots.home);
+      const target = importPath(token, from, this.#home);
       if (target === undefined) continue;
       const real = realOrSelf(target);
       if (!options.userLevel && !isInside(real, project)) {
@@ -194,14 +218,50 @@ class Instructions {
   }
 }
 
-/** The instruction sources for `roots` and auto-memory's index after them. */
-export function instructionSources(roots: ModelRoots): {
-  sources: LoadedSource[];
-  read: ReadonlySet<string>;
-  agentsMdLoaded: boolean;
-  memoryDir: string;
-} {
-  const out = new Instructions(roots);
+/** What the instruction files of a run depend on besides the roots. */
+export interface InstructionContext {
+  /** Where the run looks from. */
+  readonly places: Places;
+  /** The merged settings (`claudeMdExcludes`). */
+  readonly settings: LoadingSettings;
+  /** The managed policy folder. */
+  readonly managed: string;
+}
+
+/** The instruction files of the run, in request order. */
+export interface InstructionResult {
+  /** Every instruction source, auto-memory's index last. */
+  readonly sources: LoadedSource[];
+  /** Every instruction file Claude Code reads. */
+  readonly read: ReadonlySet<string>;
+  /** Every instruction file `claudeMdExcludes` kept out. */
+  readonly excluded: ReadonlySet<string>;
+  /** True when AGENTS.md stood in for a missing CLAUDE.md. */
+  readonly agentsMdLoaded: boolean;
+  /** The auto-memory folder Claude Code reads. */
+  readonly memoryDir: string;
+}
+
+/**
+ * The instruction sources of a run, and auto-memory's index after them: the managed policy's
+ * `CLAUDE.md` (its imports not followed) and `.claude/rules/`, the global `CLAUDE.md` and rules,
+ * then from `/` down to the start directory each folder's files — in a worktree nested in its main
+ * checkout, the main checkout's folders give only `CLAUDE.local.md`.
+ */
+export function instructionSources(
+  roots: ModelRoots,
+  context: InstructionContext,
+): InstructionResult {
+  const { places, managed } = context;
+  const out = new Instructions(
+    places.project,
+    roots.home,
+    excluder(context.settings.claudeMdExcludes),
+  );
+  out.add(`${managed}/CLAUDE.md`, "managed", { userLevel: true, managed: true });
+  for (const rule of markdownBelow(`${managed}/.claude/rules`)) {
+    out.add(realOrSelf(rule), "managed", { userLevel: true, rule: true, managed: true });
+  }
   if (roots.includeGlobal) {
     out.add(`${roots.global}/CLAUDE.md`, "global", { userLevel: true });
     // A rule is read under its real path (links resolved), as Claude Code names it.
@@ -209,32 +269,40 @@ export function instructionSources(roots: ModelRoots): {
       out.add(realOrSelf(rule), "global", { userLevel: true, rule: true });
     }
   }
-  const dirs = ancestry(roots.project);
-  const project = realOrSelf(roots.project);
+  const dirs = places.dirs;
+  const project = places.project;
+  // A worktree nested in its main checkout: the main checkout's own files are the worktree's.
+  const main = places.mainCheckout;
+  const shadowed = (dir: string) =>
+    main !== undefined && places.gitRoot !== undefined && dir !== places.gitRoot &&
+    isInside(dir, main) && isInside(places.gitRoot, main);
   const claudeMdAnywhere = dirs.some((d) =>
     ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"].some((f) => isFile(join(d, f)))
   );
   for (const dir of dirs) {
-    out.add(join(dir, "CLAUDE.md"), "project", { userLevel: false });
-    out.add(join(dir, ".claude/CLAUDE.md"), "project", { userLevel: false });
-    if (!claudeMdAnywhere) {
-      out.add(join(dir, "AGENTS.md"), "project", { userLevel: false });
-      out.add(join(dir, ".claude/AGENTS.md"), "project", { userLevel: false });
-    }
-    for (const rule of markdownBelow(join(dir, ".claude/rules"))) {
-      // A project rule reached through a link that leads outside the project is not loaded
-      // (a parent directory's own rules are).
-      const real = realOrSelf(rule);
-      if (real !== rule && !isInside(real, project)) continue;
-      out.add(real, "project", { userLevel: false, rule: true });
+    if (!shadowed(dir)) {
+      out.add(join(dir, "CLAUDE.md"), "project", { userLevel: false });
+      out.add(join(dir, ".claude/CLAUDE.md"), "project", { userLevel: false });
+      if (!claudeMdAnywhere) {
+        out.add(join(dir, "AGENTS.md"), "project", { userLevel: false });
+        out.add(join(dir, ".claude/AGENTS.md"), "project", { userLevel: false });
+      }
+      for (const rule of markdownBelow(join(dir, ".claude/rules"))) {
+        // A project rule reached through a link that leads outside the project is not loaded
+        // (a parent directory's own rules are).
+        const real = realOrSelf(rule);
+        if (real !== rule && !isInside(real, project)) continue;
+        out.add(real, "project", { userLevel: false, rule: true });
+      }
     }
     out.add(join(dir, "CLAUDE.local.md"), "project", { userLevel: false });
   }
-  const memory = memoryIndexSource(roots.global, roots.project);
+  const memory = memoryIndexSource(roots.global, places);
   if (memory.source !== undefined) out.sources.push(memory.source);
   return {
     sources: out.sources,
     read: out.read,
+    excluded: out.excluded,
     agentsMdLoaded: !claudeMdAnywhere,
     memoryDir: memory.memoryDir,
   };

@@ -19,7 +19,7 @@ import { type LoadedSource, utf8 } from "./source.ts";
  */
 export function skillListingPotential(path: string): number {
   const dir = basename(dirname(path));
-  return listingEntry(path, dir, "project", "skill-listing", true, true)?.source.potential ?? 0;
+  return listingEntry(path, dir, "project", "skill-listing", "body", true)?.source.potential ?? 0;
 }
 
 /** One listing entry before the budget. */
@@ -35,18 +35,24 @@ export interface Entry {
 function listedDescription(
   fields: Map<string, unknown>,
   body: string,
-  fallbackToBody: boolean,
+  fallback: "body" | "command" | "none",
 ): string | undefined {
   // Each run of tabs, carriage returns and newlines becomes one space; spaces stay as they are.
-  const collapse = (s: string) => s.replace(/[\t\r\n]+/g, " ").trim();
-  const described = scalar(fields.get("description") as string | string[] | undefined);
-  let description = described === undefined ? "" : collapse(described);
-  if (description === "" && fallbackToBody) {
+  const spaced = (s: string) => s.replace(/[\t\r\n]+/g, " ");
+  const collapse = (s: string) => spaced(s).trim();
+  // A list is no description (observed: skills-frontmatter-quirks).
+  const written = fields.get("description");
+  let description = typeof written === "string" ? collapse(written) : "";
+  if (description === "" && fallback !== "none") {
     const first = body.split("\n").find((l) => l.trim() !== "");
-    description = first === undefined ? "" : collapse(first.replace(/^\s*#+\s*/, ""));
+    // Heading marks go when text follows them (`##` alone stays).
+    description = first === undefined ? "" : collapse(first.replace(/^\s*#+\s+/, ""));
+    // A command with neither a description nor a body (observed: commands-custom).
+    if (description === "" && fallback === "command") description = "Custom command";
   }
   const when = scalar(fields.get("when_to_use") as string | string[] | undefined);
-  const whenText = when === undefined ? "" : collapse(when);
+  // when_to_use keeps what a block's final newline becomes (observed: skills-frontmatter-quirks).
+  const whenText = when === undefined || when.trim() === "" ? "" : spaced(when.trimStart());
   if (description === "" && whenText === "") return undefined;
   return whenText === "" ? description : `${description} - ${whenText}`;
 }
@@ -58,8 +64,10 @@ function cut(description: string): { text: string; capped: boolean } {
     : { text: description, capped: false };
 }
 
+/** Claude Code's truthy frontmatter flag: `1`, `true`, `yes` or `on`, any case. */
 function isTrue(value: unknown): boolean {
-  return value === "true" || value === "True" || value === "yes";
+  return typeof value === "string" &&
+    ["1", "true", "yes", "on"].includes(value.trim().toLowerCase());
 }
 
 function listingEntry(
@@ -67,7 +75,7 @@ function listingEntry(
   shownName: string,
   root: RootLabel,
   loading: Loading,
-  fallbackToBody: boolean,
+  fallback: "body" | "command" | "none",
   evenIfDisabled = false,
 ): Entry | undefined {
   const read = readText(path);
@@ -75,7 +83,7 @@ function listingEntry(
   const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
   const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
   if (!evenIfDisabled && isTrue(fields.get("disable-model-invocation"))) return undefined;
-  const description = listedDescription(fields, split.body, fallbackToBody);
+  const description = listedDescription(fields, split.body, fallback);
   if (description === undefined) return undefined;
   const listed = cut(description);
   const nameOnly = `- ${shownName}`;
@@ -99,25 +107,32 @@ function listingEntry(
 }
 
 /** The skills of a `skills` folder: `<dir>/SKILL.md`, one level. */
+export function skillFolder(dir: string): { path: string; name: string }[] {
+  return listNames(dir)
+    .filter((e) => isFile(`${dir}/${e.name}/SKILL.md`))
+    .map((e) => ({ path: `${dir}/${e.name}/SKILL.md`, name: e.name }));
+}
+
+/**
+ * The listing entries of `skills` (each a `SKILL.md` and its folder's name), named `prefix` + the
+ * folder; a frontmatter `name` other than the folder reads `folder (name)`.
+ */
 export function skillEntries(
-  dir: string,
+  skills: readonly { path: string; name: string }[],
   root: RootLabel,
   prefix: string,
   considered: Set<string>,
 ): Entry[] {
   const out: Entry[] = [];
-  for (const entry of listNames(dir)) {
-    const path = `${dir}/${entry.name}/SKILL.md`;
-    if (!isFile(path)) continue;
-    considered.add(path);
-    const name = `${prefix}${entry.name}`;
-    const fields = frontmatterOf(path);
-    const own = scalar(fields.get("name"));
-    const shown = own !== undefined && own !== "" && own !== entry.name &&
-        /^[A-Za-z0-9][A-Za-z0-9_.-]*$/.test(own)
+  for (const skill of skills) {
+    considered.add(skill.path);
+    const name = `${prefix}${skill.name}`;
+    const own = scalar(frontmatterOf(skill.path).get("name"));
+    const shown = own !== undefined && own !== "" && own !== skill.name &&
+        /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(own)
       ? `${name} (${prefix}${own})`
       : name;
-    const e = listingEntry(path, shown, root, "skill-listing", true);
+    const e = listingEntry(skill.path, shown, root, "skill-listing", "body");
     if (e !== undefined) out.push(e);
   }
   return out;
@@ -140,7 +155,13 @@ export function commandEntries(
   for (const f of files) {
     const name = `${prefix}${f.name}`;
     // A project or global command without a description lists its first line; a plugin's is absent.
-    const e = listingEntry(f.path, name, f.root, "command-listing", prefix === "");
+    const e = listingEntry(
+      f.path,
+      name,
+      f.root,
+      "command-listing",
+      prefix === "" ? "command" : "none",
+    );
     if (e !== undefined) out.push(e);
   }
   return out;

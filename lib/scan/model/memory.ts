@@ -5,10 +5,10 @@
  * @module
  */
 
-import { gitToplevel } from "../../git.ts";
 import { memoryIndexText, shownText } from "../claude_text.ts";
 import { MEMORY_INDEX } from "../loading_rules.ts";
 import type { LimitCode } from "../schema.ts";
+import type { Places } from "./places.ts";
 import { readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";
 
@@ -31,19 +31,36 @@ export function projectSlug(path: string): string {
   return `${slug.slice(0, MEMORY_INDEX.maxSlug)}-${Math.abs(hash).toString(36)}`;
 }
 
-/** The auto-memory folder Claude Code reads for `project` (its git top-level, else itself). */
-export function memoryFolder(global: string, project: string): string {
-  return `${global}/projects/${projectSlug(gitToplevel(project) ?? project)}/memory`;
+/**
+ * The auto-memory folder Claude Code reads from `places`: its main checkout's (a worktree), else its
+ * git root's, else the start directory's.
+ */
+export function memoryFolder(global: string, places: Places): string {
+  const owner = places.mainCheckout ?? places.gitRoot ?? places.project;
+  return `${global}/projects/${projectSlug(owner)}/memory`;
 }
 
 /** `MEMORY.md` of `project`'s memory folder as a source (none when it sends nothing). */
 export function memoryIndexSource(
   global: string,
-  project: string,
+  places: Places,
 ): { source: LoadedSource | undefined; memoryDir: string } {
-  const memoryDir = memoryFolder(global, project);
+  const memoryDir = memoryFolder(global, places);
   const memory = `${memoryDir}/MEMORY.md`;
   const read = readText(memory);
+  const source = (potential: number, loaded: number, limits: Set<LimitCode>) => ({
+    memoryDir,
+    source: {
+      path: memory,
+      root: "project" as const,
+      category: "memory-files" as const,
+      kind: "file" as const,
+      loading: "memory-index-limited" as const,
+      potential,
+      loaded,
+      limits,
+    },
+  });
   if (read.kind === "text") {
     const shown = shownText(read.text);
     const cut = memoryIndexText(shown.text);
@@ -51,35 +68,11 @@ export function memoryIndexSource(
     if (shown.frontmatterStripped) limits.add("frontmatter-stripped");
     if (shown.commentsHidden) limits.add("html-comments-hidden");
     if (cut.truncated) limits.add("memory-truncated");
-    if (cut.text !== "") {
-      return {
-        memoryDir,
-        source: {
-          path: memory,
-          root: "project",
-          category: "memory-files",
-          kind: "file",
-          loading: "memory-index-limited",
-          potential: read.size,
-          loaded: utf8(cut.text),
-          limits,
-        },
-      };
-    }
-  } else if (read.kind === "large" || read.kind === "unreadable") {
-    return {
-      memoryDir,
-      source: {
-        path: memory,
-        root: "project",
-        category: "memory-files",
-        kind: "file",
-        loading: "memory-index-limited",
-        potential: read.kind === "large" ? read.size : 0,
-        loaded: 0,
-        limits: new Set([read.kind === "large" ? "estimated-large-file" : "unreadable"]),
-      },
-    };
+    if (cut.text !== "") return source(read.size, utf8(cut.text), limits);
+  } else if (read.kind === "large") {
+    return source(read.size, 0, new Set(["estimated-large-file"]));
+  } else if (read.kind === "unreadable") {
+    return source(0, 0, new Set(["unreadable"]));
   }
   return { memoryDir, source: undefined };
 }

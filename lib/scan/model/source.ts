@@ -32,6 +32,20 @@ export interface LoadedSource {
   readonly name?: string;
   /** An import: the file that imported it. */
   readonly importedBy?: string;
+  /** Part of the user's own configuration (an installed plugin's): reported with `--global`. */
+  readonly userLevel?: boolean;
+}
+
+/** A file of a plugin that takes effect later: a skill's body (per invocation), an agent's (per spawn). */
+export interface PluginFile {
+  /** The `SKILL.md` or agent file. */
+  readonly path: string;
+  /** What it is. */
+  readonly kind: "skill" | "agent";
+  /** The plugin's folder (`${CLAUDE_PLUGIN_ROOT}`). */
+  readonly dir: string;
+  /** An installed plugin's (reported with `--global`). */
+  readonly userLevel: boolean;
 }
 
 /** Where the model looks. */
@@ -46,8 +60,10 @@ export interface ModelRoots {
   readonly home: string | undefined;
   /** `--plugin-dir` folders, resolved. */
   readonly pluginDirs: readonly string[];
-  /** `SLASH_COMMAND_TOOL_CHAR_BUDGET`, when set. */
+  /** `SLASH_COMMAND_TOOL_CHAR_BUDGET`, when set (a settings file's `env` wins over it). */
   readonly budgetOverride?: string;
+  /** The managed policy folder (default: the platform's, `/etc/claude-code` on Linux). */
+  readonly managed?: string;
 }
 
 /** The model's answer: the sources, and facts the rows of the inventory need. */
@@ -62,6 +78,12 @@ export interface LoadingModel {
   readonly listingFiles: ReadonlySet<string>;
   /** Every instruction file Claude Code reads, whether it sends any text or not. */
   readonly instructionFiles: ReadonlySet<string>;
+  /** Every instruction file `claudeMdExcludes` kept out. */
+  readonly excludedFiles: ReadonlySet<string>;
+  /** The start directory's physical path: every source is named from it. */
+  readonly project: string;
+  /** Every plugin's skill and agent files, in plugin order. */
+  readonly pluginFiles: readonly PluginFile[];
   /** Claude Code's own built-in skills the budget cuts to their name (no row of ours). */
   readonly builtinsCut: readonly string[];
 }

@@ -26,6 +26,8 @@ export interface InvocationFigure {
   readonly path: string;
   /** Its root label. */
   readonly root: RootLabel;
+  /** Part of the user's own configuration (an installed plugin's): reported with `--global`. */
+  readonly userLevel: boolean;
   /** A skill or a command. */
   readonly kind: "skill" | "command";
   /** The name the Skill tool takes (as listed, without a `(name)` note). */
@@ -46,6 +48,8 @@ export interface SpawnFigure {
   readonly path: string;
   /** Its root label. */
   readonly root: RootLabel;
+  /** Part of the user's own configuration (an installed plugin's): reported with `--global`. */
+  readonly userLevel: boolean;
   /** The `subagent_type` that spawns it (its listed name). */
   readonly name: string;
   /** Bytes of its body in the subagent's system prompt. */
@@ -70,20 +74,27 @@ export interface TierModel {
   readonly onAccess: readonly OnAccessSource[];
 }
 
-/** The `--plugin-dir` a file belongs to, if any. */
-function pluginRootOf(path: string, roots: ModelRoots): string | undefined {
-  return roots.pluginDirs.find((dir) => path.startsWith(`${dir}/`));
+/** The plugin folder a file belongs to (the deepest that holds it), if any. */
+function pluginRootOf(path: string, dirs: readonly string[]): string | undefined {
+  let found: string | undefined;
+  for (const dir of dirs) {
+    if (path.startsWith(`${dir}/`) && (found === undefined || dir.length > found.length)) {
+      found = dir;
+    }
+  }
+  return found;
 }
 
 /** The invocation figure of the skill or command file `path`. */
 export function invocationFigure(
   path: string,
-  entry: { root: RootLabel; kind: "skill" | "command"; name: string },
+  entry: { root: RootLabel; userLevel: boolean; kind: "skill" | "command"; name: string },
   roots: ModelRoots,
+  pluginDirs: readonly string[] = roots.pluginDirs,
 ): InvocationFigure | undefined {
   const read = readText(path);
   if (read.kind !== "text") return undefined;
-  const pluginRoot = pluginRootOf(path, roots);
+  const pluginRoot = pluginRootOf(path, pluginDirs);
   const sent = invocationText(read.text, {
     projectDir: roots.project,
     ...(entry.kind === "skill" ? { skillDir: dirname(path) } : {}),
@@ -133,21 +144,30 @@ export function tierModel(
 ): TierModel {
   const invocations = new Map<string, InvocationFigure>();
   const spawns = new Map<string, SpawnFigure>();
+  // Every plugin's folder (a `--plugin-dir` or an installed plugin): `${CLAUDE_PLUGIN_ROOT}`.
+  const pluginDirs = [...new Set([...roots.pluginDirs, ...model.pluginFiles.map((f) => f.dir)])];
   for (const source of model.sources) {
     if (source.name === undefined) continue;
     const name = source.name.replace(/ \([^()]*\)$/, "");
     if (source.loading === "skill-listing" || source.loading === "command-listing") {
       if (invocations.has(source.path)) continue;
       const kind = source.loading === "skill-listing" ? "skill" : "command";
-      const figure = invocationFigure(source.path, { root: source.root, kind, name }, roots);
+      const entry = {
+        root: source.root,
+        userLevel: source.userLevel === true,
+        kind,
+        name,
+      } as const;
+      const figure = invocationFigure(source.path, entry, roots, pluginDirs);
       if (figure !== undefined) invocations.set(source.path, figure);
     } else if (source.loading === "agent-listing" && !spawns.has(source.path)) {
       const read = readText(source.path);
       if (read.kind !== "text") continue;
-      const spawn = agentSpawn(read.text, pluginRootOf(source.path, roots));
+      const spawn = agentSpawn(read.text, pluginRootOf(source.path, pluginDirs));
       spawns.set(source.path, {
         path: source.path,
         root: source.root,
+        userLevel: source.userLevel === true,
         name,
         bytes: utf8(spawn.body),
         limits: new Set(spawn.frontmatterStripped ? ["frontmatter-stripped"] : []),
@@ -160,17 +180,15 @@ export function tierModel(
   // Skills Claude Code reads but does not list (disable-model-invocation): the user's /name.
   for (const path of model.listingFiles) {
     if (invocations.has(path) || basename(path) !== "SKILL.md") continue;
-    const plugin = pluginRootOf(path, roots);
+    const plugin = pluginRootOf(path, pluginDirs);
     const root: RootLabel = plugin !== undefined
       ? "plugin"
       : path.startsWith(`${roots.global}/`)
       ? "global"
       : "project";
-    const figure = invocationFigure(
-      path,
-      { root, kind: "skill", name: basename(dirname(path)) },
-      roots,
-    );
+    const userLevel = model.pluginFiles.some((f) => f.path === path && f.userLevel);
+    const entry = { root, userLevel, kind: "skill", name: basename(dirname(path)) } as const;
+    const figure = invocationFigure(path, entry, roots, pluginDirs);
     if (figure !== undefined && !figure.modelInvocable) invocations.set(path, figure);
   }
   return {

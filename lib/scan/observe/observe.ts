@@ -9,9 +9,9 @@
  */
 
 import { text } from "../../text.ts";
-import { memorySlugs } from "../roots.ts";
+import { loadingModel } from "../claude_model.ts";
 import type { ScanObserved } from "../schema.ts";
-import { makePrivateConfig, redirectReasons, settingsFiles } from "./config.ts";
+import { copyPlan, makePrivateConfig, redirectReasons, settingsFiles } from "./config.ts";
 import { buildObserved } from "./observed.ts";
 import { parseObservedRequest } from "./request.ts";
 import {
@@ -117,19 +117,27 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
   requireObservePermissions(options.env);
   const claude = resolveClaude(options.claude, options.env, options.cwd);
   const pluginDirs = options.pluginDirs.map((d) => absolute(d, options.cwd));
+  const model = loadingModel({
+    project: options.root,
+    global: options.global,
+    includeGlobal: true,
+    home: options.env.HOME,
+    pluginDirs,
+  });
   // A tier observation's script comes from the per-tier model (the real global root's files).
   const tiers = options.tiers
     ? await import("./tiers.ts").then((m) => {
-      const model = m.observedTierModel({
+      const places = {
         root: options.root,
         global: options.global,
         pluginDirs,
         home: options.env.HOME,
-      });
-      return { module: m, model, planned: m.tierPlan(model) };
+      };
+      const tierModel = m.observedTierModel(places, model);
+      return { module: m, model: tierModel, planned: m.tierPlan(tierModel) };
     })
     : undefined;
-  const config = makePrivateConfig(options.global, memorySlugs(options.root));
+  const config = makePrivateConfig(options.global, copyPlan(options.root, options.global, model));
   const stop = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGINT", "SIGTERM"];
   const onSignal = () => stop.abort();

@@ -61,6 +61,8 @@ Deno.test("buildObserved: groups add up; listing entries matched to files, plugi
   assert.deepEqual(o.warnings, [
     "w",
     `not understood: message 1 (user) block 2 (${o.categories.unattributed.bytes} bytes counted as unattributed)`,
+    // An entry no file of the run lists and Claude Code does not list by itself: said so.
+    "not attributed: skills entry other:x (13 bytes): no file of this run lists it",
   ]);
   assert.deepEqual(o.sources.map((s) => [s.kind, s.name, s.path, s.built_in]), [
     ["instruction", `${g}/CLAUDE.md`, `${g}/CLAUDE.md`, false],
@@ -68,7 +70,7 @@ Deno.test("buildObserved: groups add up; listing entries matched to files, plugi
     ["agent", "Plan", null, true],
     ["skill", "a (alpha)", `${root}/.claude/skills/a/SKILL.md`, false],
     ["skill", "plug:p (plug:ps)", `${base}/plug/skills/p/SKILL.md`, false],
-    ["skill", "other:x", null, false], // a plugin's entry whose file is not found: not built-in
+    ["skill", "other:x", null, false], // no file lists it, and not Claude Code's own: a warning
     ["skill", "init", null, true],
   ]);
   assert.equal(o.sources[0].file_bytes, 7);
@@ -94,4 +96,38 @@ Deno.test("resolveClaude: --claude against the cwd, a bare name on PATH, else cl
     /claude not found on PATH/,
   );
   Deno.removeSync(base, { recursive: true });
+});
+
+Deno.test("parseObservedRequest: an agent description with blank lines stays its entry; output style and UserPromptSubmit context are attributed", () => {
+  const system = "# Environment\nenv\n\n# Output Style: Terse\nBe terse.\n\nVery.\n\n" +
+    "Available agent types for the Agent tool:\n- keep: kept\n\nmore (Tools: All tools)\n- b: x (Tools: Read)\n" +
+    "\nWhen you launch multiple agents, be quick.\n\n" +
+    "The following skills are available for use with the Skill tool:\n\n- s: d\n\n" +
+    "UserPromptSubmit hook success: every prompt\n\n" +
+    "Terse output style is active. Remember to follow the specific guidelines for this style.\n\n" +
+    "Today's date is 2026-01-01.";
+  const request = parseObservedRequest({
+    messages: [{ role: "system", content: [{ type: "text", text: system }] }],
+  });
+  const parts = request.parts.map((p) => [p.category, p.label, p.text]);
+  assert.deepEqual(parts, [
+    ["environment", "environment", "# Environment\nenv\n\n"],
+    ["system-prompt", "output style", "# Output Style: Terse\nBe terse.\n\nVery.\n\n"],
+    ["agents", "heading", "Available agent types for the Agent tool:\n"],
+    ["agents", "keep", "- keep: kept\n\nmore (Tools: All tools)\n"],
+    ["agents", "b", "- b: x (Tools: Read)\n"],
+    ["environment", "environment", "\nWhen you launch multiple agents, be quick.\n\n"],
+    ["skills", "heading", "The following skills are available for use with the Skill tool:\n\n"],
+    ["skills", "s", "- s: d\n"],
+    ["environment", "environment", "\n"],
+    ["hooks", "UserPromptSubmit hook", "UserPromptSubmit hook success: every prompt\n\n"],
+    [
+      "system-prompt",
+      "output style",
+      "Terse output style is active. Remember to follow the specific guidelines for this style.\n\n",
+    ],
+    ["environment", "environment", "Today's date is 2026-01-01."],
+  ]);
+  assert.deepEqual(request.warnings, []);
+  assert.equal(request.parts.map((p) => p.text).join(""), system);
 });

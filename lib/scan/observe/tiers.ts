@@ -8,7 +8,7 @@
  */
 
 import { dirname } from "../../paths.ts";
-import { loadingModel } from "../claude_model.ts";
+import { type LoadingModel, loadingModel } from "../claude_model.ts";
 import { tokensOf } from "../measure.ts";
 import { accessProbe, nestedInstructionFiles, type OnAccessSource } from "../model/on_access.ts";
 import { realOrSelf } from "../model/read.ts";
@@ -29,13 +29,14 @@ import { parseObservedRequest } from "./request.ts";
 import { type ObservePlan, planObservation, type SessionRequests } from "./script.ts";
 import { type MainRequest, mainRequest, type SpawnRequest, spawnRequest } from "./turns.ts";
 
-/** The tier model of a project as an observation sees it (global sources included). */
-export function observedTierModel(places: {
-  root: string;
-  global: string;
-  pluginDirs: readonly string[];
-  home: string | undefined;
-}): TierModel {
+/**
+ * The tier model of a project as an observation sees it (global sources included), from its
+ * start-up model `model` (built here when not given).
+ */
+export function observedTierModel(
+  places: { root: string; global: string; pluginDirs: readonly string[]; home: string | undefined },
+  model?: LoadingModel,
+): TierModel {
   const roots = {
     project: places.root,
     global: places.global,
@@ -43,7 +44,7 @@ export function observedTierModel(places: {
     home: places.home,
     pluginDirs: places.pluginDirs,
   };
-  return tierModel(roots, loadingModel(roots), nestedInstructionFiles(places.root));
+  return tierModel(roots, model ?? loadingModel(roots), nestedInstructionFiles(places.root));
 }
 
 /** A plan and what each of its calls is for. */
