@@ -12,7 +12,7 @@
 import { isExecutableFile } from "../lib/scan/observe/run.ts";
 
 /** The Claude Code version the observed suites pin (`references/context-scan.md#observe`). */
-export const CLAUDE_CODE_VERSION = "2.1.328";
+export const CLAUDE_CODE_VERSION = "2.1.332";
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

@@ -57,7 +57,7 @@ const EXAMPLE_LOADED = `{
 /** The worked example's report at 80 columns (HOME is the example's home, so paths show `~`). */
 const TABLE_80 = `context-scan ~/demo
 global root  ~/.claude
-tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
+tokens = bytes/4; loaded = what Claude Code 2.1.332 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on            11         58         30

@@ -26,7 +26,7 @@ const HELP = [
   "  --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)",
   "  --tier T      always-on | per-spawn | per-invocation | all   (default: all)",
   "  --loaded      add a MODEL of what Claude Code loads, from rules observed on it (as of Claude",
-  "                Code 2.1.328): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global",
+  "                Code 2.1.332): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global",
   "  --observe     run the real claude once, offline, and report what it sent (observed: measured,",
   "                not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>",
   "  --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /",

@@ -11,7 +11,7 @@
 import type { LimitCode } from "./schema.ts";
 
 /** The Claude Code version the rules below were observed on. */
-export const OBSERVED_ON = "2.1.328";
+export const OBSERVED_ON = "2.1.332";
 
 /** The differential suite that observes every rule (one fixture per rule, named in `test`). */
 export const OBSERVING_SUITE = "tests/context_scan_differential_test.ts";

@@ -16,7 +16,7 @@ import * as z from "../../_zod.ts";
 import type { ContextCategory } from "../categories.ts";
 
 /** The Claude Code versions whose request layout this parser was checked against. */
-export const LAYOUT_CHECKED_ON: readonly string[] = ["2.1.328"];
+export const LAYOUT_CHECKED_ON: readonly string[] = ["2.1.328", "2.1.332"];
 
 /** What a part of the request is, grouped as Claude Code's own `/context` groups its figures. */
 export type ObservedCategory = ContextCategory;
