@@ -145,11 +145,45 @@ const FIXTURES: Fixture[] = [
       "proj/.keep": "",
       "plug/.claude-plugin/plugin.json": '{"name":"pp"}',
       "plug/skills/ps/SKILL.md":
-        "---\ndescription: plugin skill\n---\nRoot ${CLAUDE_PLUGIN_ROOT} dir ${CLAUDE_SKILL_DIR} project ${CLAUDE_PROJECT_DIR}\n",
+        "---\ndescription: plugin skill\n---\nRoot ${CLAUDE_PLUGIN_ROOT} dir ${CLAUDE_SKILL_DIR} project ${CLAUDE_PROJECT_DIR} data ${CLAUDE_PLUGIN_DATA}\n",
       "plug/commands/pc.md":
         "---\ndescription: plugin cmd\n---\nPlugin command ${CLAUDE_PLUGIN_ROOT}\n",
       "plug/agents/pa.md":
-        "---\nname: pa\ndescription: plugin agent\ntools: Read\n---\nPlugin agent ${CLAUDE_PLUGIN_ROOT}\n",
+        "---\nname: pa\ndescription: plugin agent\ntools: Read\n---\nPlugin agent ${CLAUDE_PLUGIN_ROOT} ${CLAUDE_PLUGIN_DATA} ${CLAUDE_PROJECT_DIR}\n",
+    },
+  },
+  {
+    // An installed, enabled plugin (as `claude plugin install` leaves it): loaded like a --plugin-dir.
+    name: "plugin-tiers-installed",
+    files: {
+      "proj/.keep": "",
+      "cfg/plugins/marketplaces/mk/.claude-plugin/marketplace.json": JSON.stringify({
+        name: "mk",
+        owner: { name: "t" },
+        plugins: [{ name: "ip", source: "./plugins/ip" }],
+      }),
+      "cfg/plugins/known_marketplaces.json": JSON.stringify({
+        mk: {
+          source: { source: "github", repo: "t/mk" },
+          installLocation: "BASE/cfg/plugins/marketplaces/mk",
+        },
+      }),
+      "cfg/plugins/installed_plugins.json": JSON.stringify({
+        version: 2,
+        plugins: {
+          "ip@mk": [{
+            scope: "user",
+            installPath: "BASE/cfg/plugins/cache/mk/ip/1.0.0",
+            version: "1.0.0",
+          }],
+        },
+      }),
+      "cfg/settings.json": JSON.stringify({ enabledPlugins: { "ip@mk": true } }),
+      "cfg/plugins/cache/mk/ip/1.0.0/.claude-plugin/plugin.json": '{"name": "ip"}',
+      "cfg/plugins/cache/mk/ip/1.0.0/skills/s/SKILL.md":
+        "---\ndescription: installed\n---\nD ${CLAUDE_PLUGIN_DATA} R ${CLAUDE_PLUGIN_ROOT}\n",
+      "cfg/plugins/cache/mk/ip/1.0.0/agents/ia.md":
+        "---\nname: ia\ndescription: installed agent\ntools: Read\n---\nD ${CLAUDE_PLUGIN_DATA}\n",
     },
   },
   {
@@ -273,7 +307,11 @@ interface Built {
 function build(files: Files, pluginDirs: readonly string[] = []): Built {
   const base = makeTempDir("ctxkit-tiers-");
   for (const d of ["proj", "cfg", "home"]) Deno.mkdirSync(`${base}/${d}`, { recursive: true });
-  writeTree(base, files);
+  // `BASE` in a file's text names the fixture's base folder (installed plugins' records).
+  writeTree(
+    base,
+    Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.replaceAll("BASE", base)])),
+  );
   return {
     base,
     root: `${base}/proj`,
@@ -559,6 +597,8 @@ Deno.test("tiers: the CLI's --observe-tiers — observed.tiers beside the model,
     "proj/.claude/commands/c1.md": "---\ndescription: c\n---\nCommand\n",
     "proj/sub/CLAUDE.md": "Sub\n",
     "cfg/rules/user.md": "---\npaths: sub/**\n---\nUser rule\n",
+    // Observed through the private config copy: its folder is named as the real global root.
+    "cfg/skills/global/SKILL.md": "---\ndescription: global\n---\nIn ${CLAUDE_SKILL_DIR}.\n",
   });
   const tmp = `${built.base}/tmp`;
   Deno.mkdirSync(tmp);
@@ -584,6 +624,7 @@ Deno.test("tiers: the CLI's --observe-tiers — observed.tiers beside the model,
     t.bytes === t.model_bytes,
   ]);
   assert.deepEqual(figures, [
+    ["/cfg/skills/global/SKILL.md", "observed", true],
     ["/proj/.claude/skills/demo/SKILL.md", "observed", true],
     ["/proj/.claude/commands/c1.md", "observed", true],
     ["/proj/.claude/agents/helper.md", "observed", true],
@@ -603,7 +644,7 @@ Deno.test("tiers: the CLI's --observe-tiers — observed.tiers beside the model,
     const line = lines.slice(at).find((l) => l.endsWith(path) || l.includes(`${path}  (request`));
     return line?.trim().split(/\s+/).slice(0, 2);
   };
-  const demo = tiers.invocations[0];
+  const demo = tiers.invocations[1];
   assert.deepEqual(tokens(".claude/skills/demo/SKILL.md"), [
     String(demo.tokens),
     String(demo.tokens),

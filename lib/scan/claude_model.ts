@@ -145,6 +145,7 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
         path: skill.path,
         kind: "skill",
         dir: plugin.dir,
+        dataDir: `${roots.global}/plugins/data/${plugin.dataId}`,
         userLevel: plugin.installed,
       });
     }
@@ -156,6 +157,7 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
         path: agent.path,
         kind: "agent",
         dir: plugin.dir,
+        dataDir: `${roots.global}/plugins/data/${plugin.dataId}`,
         userLevel: plugin.installed,
       });
     }

@@ -11,10 +11,13 @@
  */
 
 /** The Claude Code version the tier rules were observed on (the pinned one). */
-export const TIERS_OBSERVED_ON = "2.1.328";
+export const TIERS_OBSERVED_ON = "2.1.332";
 
-/** Another installed version the same fixtures were observed on, with the same bytes. */
-export const TIERS_ALSO_AGREES_ON: readonly string[] = ["2.1.332"];
+/**
+ * Other installed versions the same fixtures were observed on, with the same bytes
+ * (`CTXKIT_TIERS_CLAUDE_VERSION=<version>` runs the suite against one).
+ */
+export const TIERS_ALSO_AGREES_ON: readonly string[] = ["2.1.328"];
 
 /** The differential suite that observes every tier rule (fixture names in `test`). */
 export const TIERS_SUITE = "tests/context_scan_tiers_observe_test.ts";
@@ -41,8 +44,8 @@ export const SKILL_FRONTMATTER: TierRule = rule(
 
 /** The body a skill or command sends when invoked without arguments. */
 export const INVOCATION_BODY: TierRule = rule(
-  "the Skill tool sends `Base directory for this skill: <dir>\\n\\n` + the body for a skill (a command: the body alone), the body's trailing newlines kept; without arguments $ARGUMENTS and every named argument (`arguments:` frontmatter) become empty, $N and $ARGUMENTS[N] stay as written, \\$ keeps a following placeholder literal, ${CLAUDE_SKILL_DIR}, ${CLAUDE_PROJECT_DIR}, ${CLAUDE_SESSION_ID} (36 characters) and ${CLAUDE_EFFORT} (the skill's effort:, else the session's — medium, until an invoked skill's effort: changes it) are filled in, and a plugin's ${CLAUDE_PLUGIN_ROOT}; a second invocation adds a one-line notice",
-  "skill-bodies, skill-substitutions*, commands, plugin-tiers, global-tiers",
+  "the Skill tool sends `Base directory for this skill: <dir>\\n\\n` + the body for a skill (a command: the body alone), the body's trailing newlines kept; without arguments $ARGUMENTS and every named argument (`arguments:` frontmatter) become empty, $N and $ARGUMENTS[N] stay as written, \\$ keeps a following placeholder literal, ${CLAUDE_SKILL_DIR}, ${CLAUDE_PROJECT_DIR}, ${CLAUDE_SESSION_ID} (36 characters) and ${CLAUDE_EFFORT} (the skill's effort:, else the session's — medium, until an invoked skill's effort: changes it) are filled in, and a plugin's ${CLAUDE_PLUGIN_ROOT} and ${CLAUDE_PLUGIN_DATA} (G/plugins/data/<name>-inline for a --plugin-dir, <name>-<marketplace> installed); a second invocation adds a one-line notice",
+  "skill-bodies, skill-substitutions*, commands, plugin-tiers*, global-tiers",
 );
 
 /** Arguments given to an invocation. */
@@ -71,8 +74,8 @@ export const READ_RESULT: TierRule = rule(
 
 /** The agent body a spawn sends. */
 export const SPAWN_BODY: TierRule = rule(
-  "a spawned agent's request has the system blocks billing header, SDK line and its body (frontmatter removed, trimmed; a plugin agent's ${CLAUDE_PLUGIN_ROOT} filled in) + `\\n\\n` + a fixed notes block (the notes alone for an empty body); its tools are its tools: (all without), the start-up instruction block again, the skill listing only with the Skill tool, model: as the request's model, and each skills: entry preloaded after the prompt as `<command-message>` tags + the skill's invocation text",
-  "agent-bodies, agent-tools, agent-preload, plugin-tiers, global-tiers",
+  "a spawned agent's request has the system blocks billing header, SDK line and its body (frontmatter removed, trimmed; a plugin agent's ${CLAUDE_PLUGIN_ROOT}, ${CLAUDE_PLUGIN_DATA} and ${CLAUDE_PROJECT_DIR} filled in, a project agent's left as written) + `\\n\\n` + a fixed notes block (the notes alone for an empty body); its tools are its tools: (all without), the start-up instruction block again, the skill listing only with the Skill tool, model: as the request's model, and each skills: entry preloaded after the prompt as `<command-message>` tags + the skill's invocation text",
+  "agent-bodies, agent-tools, agent-preload, plugin-tiers*, global-tiers",
 );
 
 /** Instruction files sent on access. */

@@ -62,6 +62,8 @@ export interface InvocationContext {
   readonly projectDir: string;
   /** The plugin's folder (`${CLAUDE_PLUGIN_ROOT}`) when the file is a plugin's. */
   readonly pluginRoot?: string;
+  /** The plugin's data folder (`${CLAUDE_PLUGIN_DATA}`) when the file is a plugin's. */
+  readonly pluginData?: string;
 }
 
 /** The invocation of one file: its text as sent, and what shaped it. */
@@ -141,6 +143,9 @@ export function substitute(
   let text = body;
   if (context.pluginRoot !== undefined) {
     text = text.replaceAll("${CLAUDE_PLUGIN_ROOT}", () => value(context.pluginRoot!));
+  }
+  if (context.pluginData !== undefined) {
+    text = text.replaceAll("${CLAUDE_PLUGIN_DATA}", () => value(context.pluginData!));
   }
   if (context.skillDir !== undefined) {
     text = text.replaceAll("${CLAUDE_SKILL_DIR}", () => value(context.skillDir!));

@@ -44,6 +44,8 @@ export interface PluginFile {
   readonly kind: "skill" | "agent";
   /** The plugin's folder (`${CLAUDE_PLUGIN_ROOT}`). */
   readonly dir: string;
+  /** The plugin's data folder (`${CLAUDE_PLUGIN_DATA}`). */
+  readonly dataDir: string;
   /** An installed plugin's (reported with `--global`). */
   readonly userLevel: boolean;
 }

@@ -28,9 +28,20 @@ function list(value: string | string[] | undefined): string[] {
   return items.map((s) => s.trim()).filter((s) => s !== "");
 }
 
+/** A plugin agent's placeholders: its plugin's folders and the project. */
+export interface PluginPlaces {
+  /** `${CLAUDE_PLUGIN_ROOT}`. */
+  readonly root: string;
+  /** `${CLAUDE_PLUGIN_DATA}`. */
+  readonly data?: string;
+  /** `${CLAUDE_PROJECT_DIR}`. */
+  readonly project: string;
+}
+
 /**
- * The spawn of the agent file `fileText` (`pluginRoot`: the plugin's folder, whose
- * `${CLAUDE_PLUGIN_ROOT}` a plugin agent's body has filled in).
+ * The spawn of the agent file `fileText`; a plugin agent's body has its plugin's placeholders
+ * filled in (`plugin`: `${CLAUDE_PLUGIN_ROOT}`, `${CLAUDE_PLUGIN_DATA}`, `${CLAUDE_PROJECT_DIR}`; a
+ * project's agent keeps them as written).
  *
  * @example
  * ```ts
@@ -38,11 +49,17 @@ function list(value: string | string[] | undefined): string[] {
  * agentSpawn("---\nname: a\ntools: Read, Skill\n---\n\n  Be brief.\n").body; // "Be brief."
  * ```
  */
-export function agentSpawn(fileText: string, pluginRoot?: string): AgentSpawn {
+export function agentSpawn(fileText: string, plugin?: PluginPlaces): AgentSpawn {
   const split = splitClaudeFrontmatter(fileText);
   const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
   let body = split.body;
-  if (pluginRoot !== undefined) body = body.replaceAll("${CLAUDE_PLUGIN_ROOT}", () => pluginRoot);
+  if (plugin !== undefined) {
+    body = body.replaceAll("${CLAUDE_PLUGIN_ROOT}", () => plugin.root)
+      .replaceAll("${CLAUDE_PROJECT_DIR}", () => plugin.project);
+    if (plugin.data !== undefined) {
+      body = body.replaceAll("${CLAUDE_PLUGIN_DATA}", () => plugin.data!);
+    }
+  }
   const model = scalar(fields.get("model"));
   return {
     body: body.trim(),

@@ -16,6 +16,7 @@ import { READ_MAX_BYTES } from "../tier_rules.ts";
 import { invocationText, readResult, splitClaudeFrontmatter } from "./invocation.ts";
 import { type OnAccessSource, onAccessSources } from "./on_access.ts";
 import { readText } from "./read.ts";
+import { pluginName } from "./plugins.ts";
 import type { LoadingModel, ModelRoots } from "./source.ts";
 import { utf8 } from "./source.ts";
 import { agentSpawn, hasSkillTool } from "./spawn.ts";
@@ -74,15 +75,37 @@ export interface TierModel {
   readonly onAccess: readonly OnAccessSource[];
 }
 
-/** The plugin folder a file belongs to (the deepest that holds it), if any. */
-function pluginRootOf(path: string, dirs: readonly string[]): string | undefined {
-  let found: string | undefined;
-  for (const dir of dirs) {
-    if (path.startsWith(`${dir}/`) && (found === undefined || dir.length > found.length)) {
-      found = dir;
+/** A plugin's folders, for its files' placeholders. */
+export interface PluginFolders {
+  /** `${CLAUDE_PLUGIN_ROOT}`. */
+  readonly dir: string;
+  /** `${CLAUDE_PLUGIN_DATA}`. */
+  readonly dataDir: string;
+}
+
+/** The plugin a file belongs to (the deepest folder that holds it), if any. */
+function pluginOf(path: string, plugins: readonly PluginFolders[]): PluginFolders | undefined {
+  let found: PluginFolders | undefined;
+  for (const p of plugins) {
+    if (path.startsWith(`${p.dir}/`) && (found === undefined || p.dir.length > found.dir.length)) {
+      found = p;
     }
   }
   return found;
+}
+
+/**
+ * Every plugin's folders: the model's (`--plugin-dir` and installed plugins with skills or
+ * agents), then each `--plugin-dir` (`<name>-inline` data) the model names no file of.
+ */
+function pluginFolders(roots: ModelRoots, model: LoadingModel): PluginFolders[] {
+  const out = new Map(model.pluginFiles.map((f) => [f.dir, { dir: f.dir, dataDir: f.dataDir }]));
+  for (const dir of roots.pluginDirs) {
+    if (!out.has(dir)) {
+      out.set(dir, { dir, dataDir: `${roots.global}/plugins/data/${pluginName(dir)}-inline` });
+    }
+  }
+  return [...out.values()];
 }
 
 /** The invocation figure of the skill or command file `path`. */
@@ -90,15 +113,15 @@ export function invocationFigure(
   path: string,
   entry: { root: RootLabel; userLevel: boolean; kind: "skill" | "command"; name: string },
   roots: ModelRoots,
-  pluginDirs: readonly string[] = roots.pluginDirs,
+  plugins: readonly PluginFolders[] = [],
 ): InvocationFigure | undefined {
   const read = readText(path);
   if (read.kind !== "text") return undefined;
-  const pluginRoot = pluginRootOf(path, pluginDirs);
+  const plugin = pluginOf(path, plugins);
   const sent = invocationText(read.text, {
     projectDir: roots.project,
     ...(entry.kind === "skill" ? { skillDir: dirname(path) } : {}),
-    ...(pluginRoot === undefined ? {} : { pluginRoot }),
+    ...(plugin === undefined ? {} : { pluginRoot: plugin.dir, pluginData: plugin.dataDir }),
   });
   const yaml = splitClaudeFrontmatter(read.text).yaml;
   const fields = yaml === undefined ? new Map() : parseFrontmatter(yaml);
@@ -144,8 +167,7 @@ export function tierModel(
 ): TierModel {
   const invocations = new Map<string, InvocationFigure>();
   const spawns = new Map<string, SpawnFigure>();
-  // Every plugin's folder (a `--plugin-dir` or an installed plugin): `${CLAUDE_PLUGIN_ROOT}`.
-  const pluginDirs = [...new Set([...roots.pluginDirs, ...model.pluginFiles.map((f) => f.dir)])];
+  const plugins = pluginFolders(roots, model);
   for (const source of model.sources) {
     if (source.name === undefined) continue;
     const name = source.name.replace(/ \([^()]*\)$/, "");
@@ -158,12 +180,18 @@ export function tierModel(
         kind,
         name,
       } as const;
-      const figure = invocationFigure(source.path, entry, roots, pluginDirs);
+      const figure = invocationFigure(source.path, entry, roots, plugins);
       if (figure !== undefined) invocations.set(source.path, figure);
     } else if (source.loading === "agent-listing" && !spawns.has(source.path)) {
       const read = readText(source.path);
       if (read.kind !== "text") continue;
-      const spawn = agentSpawn(read.text, pluginRootOf(source.path, pluginDirs));
+      const plugin = pluginOf(source.path, plugins);
+      const spawn = agentSpawn(
+        read.text,
+        plugin === undefined
+          ? undefined
+          : { root: plugin.dir, data: plugin.dataDir, project: roots.project },
+      );
       spawns.set(source.path, {
         path: source.path,
         root: source.root,
@@ -180,7 +208,7 @@ export function tierModel(
   // Skills Claude Code reads but does not list (disable-model-invocation): the user's /name.
   for (const path of model.listingFiles) {
     if (invocations.has(path) || basename(path) !== "SKILL.md") continue;
-    const plugin = pluginRootOf(path, pluginDirs);
+    const plugin = pluginOf(path, plugins);
     const root: RootLabel = plugin !== undefined
       ? "plugin"
       : path.startsWith(`${roots.global}/`)
@@ -188,7 +216,7 @@ export function tierModel(
       : "project";
     const userLevel = model.pluginFiles.some((f) => f.path === path && f.userLevel);
     const entry = { root, userLevel, kind: "skill", name: basename(dirname(path)) } as const;
-    const figure = invocationFigure(path, entry, roots, pluginDirs);
+    const figure = invocationFigure(path, entry, roots, plugins);
     if (figure !== undefined && !figure.modelInvocable) invocations.set(path, figure);
   }
   return {

@@ -104,8 +104,19 @@ Deno.test("agentSpawn: body trimmed after the frontmatter; tools, skills, model;
   assert.equal(hasSkillTool(agentSpawn("---\ntools: Read\n---\nx\n")), false);
   assert.equal(hasSkillTool(agentSpawn("---\nname: all\n---\nx\n")), true);
   assert.equal(
-    agentSpawn("---\nname: p\n---\nat ${CLAUDE_PLUGIN_ROOT}\n", "/plug").body,
-    "at /plug",
+    agentSpawn(
+      "---\nname: p\n---\n${CLAUDE_PLUGIN_ROOT} ${CLAUDE_PLUGIN_DATA} ${CLAUDE_PROJECT_DIR}\n",
+      {
+        root: "/plug",
+        data: "/g/plugins/data/p-inline",
+        project: "/p",
+      },
+    ).body,
+    "/plug /g/plugins/data/p-inline /p",
+  );
+  assert.equal(
+    agentSpawn("---\nname: p\n---\n${CLAUDE_PROJECT_DIR}\n").body,
+    "${CLAUDE_PROJECT_DIR}",
   );
   assert.equal(agentSpawn("---\nname: e\n---\n").body, "");
 });

@@ -46,6 +46,16 @@ export interface ObserveProjectOptions {
   readonly tiers?: boolean;
 }
 
+/** Text with the private copy's folder (as given and its real path) named as the real root. */
+function copyToReal(copy: string, real: string): (text: string) => string {
+  let resolved = copy;
+  try {
+    resolved = Deno.realPathSync(copy);
+  } catch { /* gone already: the path as given */ }
+  const prefixes = [...new Set([copy, resolved])];
+  return (text) => prefixes.reduce((t, p) => t.replaceAll(p, real), text);
+}
+
 function absolute(path: string, cwd: string): string {
   return path.startsWith("/") ? path : `${cwd}/${path}`;
 }
@@ -203,7 +213,13 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
     const session = seen.session ?? { main: [], subagents: [], requests: 1 };
     return {
       ...observed,
-      tiers: tiers.module.observedTiers(tiers.planned, tiers.model, session, config.realPath),
+      tiers: tiers.module.observedTiers(
+        tiers.planned,
+        tiers.model,
+        session,
+        config.realPath,
+        copyToReal(config.dir, options.global),
+      ),
     };
   } finally {
     for (const s of signals) Deno.removeSignalListener(s, onSignal);

@@ -84,7 +84,7 @@ export function tierPlan(tiers: TierModel): TierPlan {
 }
 
 const encoder = new TextEncoder();
-const utf8 = (s: string) => encoder.encode(s).length;
+const bytesOf = (s: string) => encoder.encode(s).length;
 
 /** A recorded body as JSON (an unreadable one reads as nothing: its parts are then missing). */
 function parseJson(text: string): unknown {
@@ -103,14 +103,17 @@ function callsOf(plan: ObservePlan): { id: string; turn: number; name: string }[
 /**
  * `observed.tiers` of a session: each planned invocation, spawn and access with what Claude Code
  * sent for it, beside the model's figure; paths in the private config copy mapped back by
- * `realPath`.
+ * `realPath`, and inside texts by `realText`.
  */
 export function observedTiers(
   tierPlanned: TierPlan,
   tiers: TierModel,
   session: SessionRequests,
   realPath: (path: string) => string = (p) => p,
+  realText: (text: string) => string = (t) => t,
 ): ScanObservedTiers {
+  // A text naming the private config copy is measured as it names the real global root.
+  const utf8 = (text: string) => bytesOf(realText(text));
   const key = (path: string) => realOrSelf(realPath(path));
   const warnings: string[] = [];
   // The main thread's request after each turn; the last holds every call's result.
