@@ -110,6 +110,8 @@ export interface FixtureObservation {
   readonly env?: Readonly<Record<string, string>>;
   /** A tier observation's script (the session then runs to its end). */
   readonly plan?: ObservePlan;
+  /** The deadline in milliseconds (default 120 s). */
+  readonly timeoutMs?: number;
   /**
    * A folder laid over `/etc` in the observation's own mount namespace (an overlay, so its
    * `claude-code/` is the managed policy Claude Code reads; the machine's `/etc` is untouched).
@@ -155,7 +157,7 @@ export async function observeFixture(
       cwd: fixture.root,
       pluginDirs: fixture.pluginDirs ?? [],
       hooks: fixture.hooks ?? false,
-      timeoutMs: 120_000,
+      timeoutMs: fixture.timeoutMs ?? 120_000,
       ...(fixture.plan === undefined ? {} : { plan: fixture.plan }),
       env: {
         ...baseEnv(),

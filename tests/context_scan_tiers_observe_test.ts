@@ -15,6 +15,8 @@ import assert from "node:assert/strict";
 import { ensureClaudeCode } from "../scripts/claude_code.ts";
 import { makeTempDir, writeTree } from "./_helpers.ts";
 import { scan } from "./context_scan_fixtures.ts";
+import { pooled } from "./_diff.ts";
+import { pluginsOf, realRepos } from "./_real_repos.ts";
 import { namespaceSkipReason, observeFixture, skipObserved } from "./_claude.ts";
 import { createLoadingStep } from "../lib/scan/loading.ts";
 import { scanRoots } from "../lib/scan/scan.ts";
@@ -328,7 +330,13 @@ function scannedRows(built: Built): ScanRow[] {
   }, createLoadingStep({ home: built.home, pluginDirs: built.pluginDirs })).document.files;
 }
 
-async function observe(claude: string, built: Built, plan: ObservePlan, hooks = false) {
+async function observe(
+  claude: string,
+  built: Built,
+  plan: ObservePlan,
+  hooks = false,
+  timeoutMs?: number,
+) {
   return (await observeFixture(claude, {
     root: built.root,
     home: built.home,
@@ -336,6 +344,7 @@ async function observe(claude: string, built: Built, plan: ObservePlan, hooks = 
     pluginDirs: built.pluginDirs,
     plan,
     hooks,
+    ...(timeoutMs === undefined ? {} : { timeoutMs }),
   })).observation;
 }
 
@@ -375,19 +384,6 @@ function disagreements(seen: Seen): string[] {
   }
   out.push(...seen.tiers.warnings);
   return out;
-}
-
-/** Run `tasks` two at a time (the machine is shared). */
-async function pooled<T>(tasks: (() => Promise<T>)[], width = 2): Promise<T[]> {
-  const results: T[] = new Array(tasks.length);
-  let next = 0;
-  await Promise.all(Array.from({ length: width }, async () => {
-    while (next < tasks.length) {
-      const i = next++;
-      results[i] = await tasks[i]();
-    }
-  }));
-  return results;
 }
 
 /** The `claude` to observe with: the pinned one, or `CTXKIT_TIERS_CLAUDE_VERSION`'s. */
@@ -652,4 +648,43 @@ Deno.test("tiers: the CLI's --observe-tiers — observed.tiers beside the model,
   assert.match(lines.slice(at).join("\n"), /\.claude\/agents\/helper\.md {2}\(request [0-9,]+\)/);
   assert.deepEqual([snapshot(built.root), snapshot(built.configDir)], before);
   assert.deepEqual([...Deno.readDirSync(tmp)], []);
+});
+
+Deno.test("tiers: real public repositories as plugins — every skill, command, agent as the model says", async () => {
+  const repos = realRepos();
+  if (typeof repos === "string") {
+    console.log(`SKIP: ${repos}`);
+    return;
+  }
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const problems: string[] = [];
+  for (const repo of repos) {
+    const built = build({ "proj/.keep": "" });
+    built.pluginDirs.push(...pluginsOf(repo));
+    const rows = scannedRows(built);
+    const model = observedTierModel({
+      root: built.root,
+      global: built.configDir,
+      pluginDirs: built.pluginDirs,
+      home: built.home,
+    });
+    const planned = tierPlan(model);
+    // A marketplace of 91 plugins (wshobson/agents) is one long session.
+    const seen = await observe(claude, built, planned.plan, false, 1_800_000);
+    const tiers = observedTiers(planned, model, seen.session!);
+    // An agent whose tools are all an MCP server's is refused without that server (as in a real
+    // session without it): reported, not a disagreement.
+    const noTools = tiers.warnings.filter((w) => w.includes("would be spawned with zero tools"));
+    const unspawnable = new Set(noTools.map((w) => w.slice(0, w.indexOf(": refused: "))));
+    const found = disagreements({ rows, tiers }).filter((p) =>
+      !noTools.includes(p) && ![...unspawnable].some((a) => p.startsWith(`agent ${a}: `))
+    );
+    const name = repo.slice(repo.lastIndexOf("/") + 1);
+    console.log(
+      `${name}: ${tiers.invocations.length} invocations, ${tiers.spawns.length} spawns (${unspawnable.size} refused for want of MCP tools), ${found.length} disagreements`,
+    );
+    problems.push(...found.map((p) => `${name}: ${p}`));
+  }
+  assert.deepEqual(problems, []);
 });

@@ -46,44 +46,83 @@ export function spawnPrompt(id: string): string {
   return `ctxkit-observe spawn ${id}: reply done.`;
 }
 
+/** A call the plan makes for a source: the name the tool takes, and the source's key. */
+export interface PlanItem {
+  /** The Skill tool's `skill`, or the Agent tool's `subagent_type`. */
+  readonly name: string;
+  /** What the caller knows the source by (its file). */
+  readonly key: string;
+}
+
 /** What the plan asks of the model's figures: one call per source. */
 export interface PlanInput {
-  /** Skills and commands to invoke, by the name the Skill tool takes. */
-  readonly skills: readonly string[];
+  /** Skills to invoke, by the name the Skill tool takes (not forked). */
+  readonly skills: readonly PlanItem[];
+  /** Skills that run forked (`context: fork`): each takes a subagent. */
+  readonly forked: readonly PlanItem[];
   /** Commands (no header in their invocation: one per turn, so their text is known). */
-  readonly commands: readonly string[];
+  readonly commands: readonly PlanItem[];
   /** Agents to spawn, by `subagent_type`. */
-  readonly agents: readonly string[];
+  readonly agents: readonly PlanItem[];
   /** Paths to read (each sends on-access sources). */
   readonly reads: readonly string[];
 }
 
 /**
- * The script of one session: the first turn invokes every skill, spawns every agent and reads
- * every path at once (Claude Code runs them concurrently); each command follows in a turn of its
- * own, because a command's text carries no header to tell it by.
+ * How many subagents one turn starts (observed on 2.1.332: Claude Code refuses more than 20 at
+ * once, `CLAUDE_CODE_MAX_CONCURRENT_SUBAGENTS`); a margin below it.
  */
-export function planObservation(input: PlanInput): ObservePlan {
+export const SPAWNS_PER_TURN = 16;
+
+/** A plan and the call made for each source (by its key). */
+export interface PlannedSession {
+  /** The script. */
+  readonly plan: ObservePlan;
+  /** Each source's call: its id and the turn it is in. */
+  readonly calls: ReadonlyMap<string, { readonly id: string; readonly turn: number }>;
+}
+
+/**
+ * The script of one session: the first turn invokes every skill and reads every path at once
+ * (Claude Code runs them concurrently); agents and forked skills start {@linkcode SPAWNS_PER_TURN}
+ * a turn; each command goes in a turn of its own (its text carries no header to tell it by),
+ * beside those spawns.
+ */
+export function planObservation(input: PlanInput): PlannedSession {
   let n = 0;
-  const call = (name: PlannedCall["name"], make: (id: string) => Record<string, unknown>) => {
+  const calls = new Map<string, { id: string; turn: number }>();
+  const turns: PlannedCall[][] = [];
+  const call = (
+    turn: number,
+    key: string | undefined,
+    name: PlannedCall["name"],
+    make: (id: string) => Record<string, unknown>,
+  ) => {
     const id = `toolu_ctxkit_${String(n++).padStart(3, "0")}`;
-    return { id, name, input: make(id) };
+    if (key !== undefined) calls.set(key, { id, turn });
+    (turns[turn] ??= []).push({ id, name, input: make(id) });
   };
-  const first: PlannedCall[] = [
-    ...input.skills.map((skill) => call("Skill", () => ({ skill }))),
-    ...input.agents.map((type) =>
-      call("Agent", (id) => ({
-        description: `ctxkit observe ${type}`,
-        prompt: spawnPrompt(id),
-        subagent_type: type,
-        run_in_background: false,
-      }))
-    ),
-    ...input.reads.map((file_path) => call("Read", () => ({ file_path }))),
+  for (const s of input.skills) call(0, s.key, "Skill", () => ({ skill: s.name }));
+  for (const path of input.reads) call(0, undefined, "Read", () => ({ file_path: path }));
+  const spawns = [
+    ...input.forked.map((s) => ({ ...s, tool: "Skill" as const })),
+    ...input.agents.map((a) => ({ ...a, tool: "Agent" as const })),
   ];
-  const turns: PlannedCall[][] = first.length > 0 ? [first] : [];
-  for (const skill of input.commands) turns.push([call("Skill", () => ({ skill }))]);
-  return { turns };
+  spawns.forEach((s, i) => {
+    const turn = Math.floor(i / SPAWNS_PER_TURN);
+    if (s.tool === "Skill") call(turn, s.key, "Skill", () => ({ skill: s.name }));
+    else {
+      call(turn, s.key, "Agent", (id) => ({
+        description: `ctxkit observe ${s.name}`,
+        prompt: spawnPrompt(id),
+        subagent_type: s.name,
+        run_in_background: false,
+      }));
+    }
+  });
+  // A command per turn, beside the turn's spawns (their results carry no text of their own).
+  input.commands.forEach((c, turn) => call(turn, c.key, "Skill", () => ({ skill: c.name })));
+  return { plan: { turns }, calls };
 }
 
 /** The billing header's mark of a subagent's request (2.1.328). */

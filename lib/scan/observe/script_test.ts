@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { planObservation, SessionLog, spawnPrompt } from "./script.ts";
+import { planObservation, SessionLog, spawnPrompt, SPAWNS_PER_TURN } from "./script.ts";
 import { mainRequest, spawnRequest } from "./turns.ts";
 
 const billing = (sub: boolean) => ({
@@ -10,28 +10,39 @@ const use = (id: string) => ({ type: "tool_use", id, name: "Skill", input: {} })
 const body = (sub: boolean, messages: unknown[]) =>
   JSON.stringify({ model: "m", system: [billing(sub)], messages });
 
-Deno.test("planObservation: skills, agents and reads in the first turn; each command in its own", () => {
-  const plan = planObservation({
-    skills: ["s"],
-    commands: ["c1", "c2"],
-    agents: ["a"],
+Deno.test("planObservation: skills and reads at once; spawns 16 a turn; a command per turn beside them", () => {
+  const items = (prefix: string, n: number) =>
+    Array.from({ length: n }, (_, i) => ({ name: `${prefix}${i}`, key: `/${prefix}${i}` }));
+  const { plan, calls } = planObservation({
+    skills: items("s", 2),
+    forked: items("f", 1),
+    commands: items("c", 3),
+    agents: items("a", 20),
     reads: ["/p/x"],
   });
-  assert.deepEqual(plan.turns.map((t) => t.map((c) => [c.id, c.name])), [
-    [["toolu_ctxkit_000", "Skill"], ["toolu_ctxkit_001", "Agent"], ["toolu_ctxkit_002", "Read"]],
-    [["toolu_ctxkit_003", "Skill"]],
-    [["toolu_ctxkit_004", "Skill"]],
-  ]);
-  assert.deepEqual(plan.turns[0][1].input, {
-    description: "ctxkit observe a",
-    prompt: spawnPrompt("toolu_ctxkit_001"),
-    subagent_type: "a",
+  const shape = plan.turns.map((t) => t.map((c) => c.name[0]).join(""));
+  // turn 0: 2 skills, 1 read, 1 forked skill + 15 agents, 1 command; turn 1: 5 agents, a command…
+  assert.deepEqual(shape, [`SSRS${"A".repeat(15)}S`, "AAAAAS", "S"]);
+  assert.equal(SPAWNS_PER_TURN, 16);
+  assert.deepEqual(calls.get("/c2"), { id: "toolu_ctxkit_026", turn: 2 });
+  const agent = plan.turns[0].find((c) => c.name === "Agent")!;
+  assert.deepEqual(agent.input, {
+    description: "ctxkit observe a0",
+    prompt: spawnPrompt(agent.id),
+    subagent_type: "a0",
     run_in_background: false,
   });
 });
 
 Deno.test("SessionLog: the next turn is told by the calls in the history, not by counting messages", () => {
-  const plan = planObservation({ skills: ["s"], commands: ["c"], agents: [], reads: [] });
+  // Two commands: two turns (toolu_ctxkit_000, then toolu_ctxkit_001).
+  const { plan } = planObservation({
+    skills: [],
+    forked: [],
+    commands: [{ name: "c", key: "/c" }, { name: "d", key: "/d" }],
+    agents: [],
+    reads: [],
+  });
   const log = new SessionLog(plan);
   const user = { role: "user", content: "hi" };
   assert.match(log.reply(body(false, [user]), "m"), /"id":"toolu_ctxkit_000"/);

@@ -51,10 +51,12 @@ export function observedTierModel(
 export interface TierPlan {
   /** The script. */
   readonly plan: ObservePlan;
-  /** The invocations planned, in call order. */
+  /** The invocations planned. */
   readonly invocations: readonly InvocationFigure[];
-  /** The spawns planned, in call order. */
+  /** The spawns planned. */
   readonly spawns: readonly SpawnFigure[];
+  /** Each planned source's call (by its file): its id and turn. */
+  readonly calls: ReadonlyMap<string, { readonly id: string; readonly turn: number }>;
   /** Each on-access source and the path read for it (an import: its importer's). */
   readonly probes: ReadonlyMap<string, string>;
 }
@@ -62,6 +64,7 @@ export interface TierPlan {
 /** The script of `tiers`: every source the model says a call can send. */
 export function tierPlan(tiers: TierModel): TierPlan {
   const all = [...tiers.invocations.values()].filter((f) => f.modelInvocable);
+  const item = (f: { name: string; path: string }) => ({ name: f.name, key: f.path });
   const skills = all.filter((f) => f.kind === "skill");
   const commands = all.filter((f) => f.kind === "command");
   const spawns = [...tiers.spawns.values()];
@@ -74,13 +77,14 @@ export function tierPlan(tiers: TierModel): TierPlan {
     probes.set(source.path, probe);
     if (source.importedBy === undefined && !reads.includes(probe)) reads.push(probe);
   }
-  const plan = planObservation({
-    skills: skills.map((f) => f.name),
-    commands: commands.map((f) => f.name),
-    agents: spawns.map((f) => f.name),
+  const planned = planObservation({
+    skills: skills.filter((f) => !f.forked).map(item),
+    forked: skills.filter((f) => f.forked).map(item),
+    commands: commands.map(item),
+    agents: spawns.map(item),
     reads,
   });
-  return { plan, invocations: [...skills, ...commands], spawns, probes };
+  return { ...planned, invocations: [...skills, ...commands], spawns, probes };
 }
 
 const encoder = new TextEncoder();
@@ -93,11 +97,6 @@ function parseJson(text: string): unknown {
   } catch {
     return undefined;
   }
-}
-
-/** The ids of the calls of `plan` in order, with the turn each is in. */
-function callsOf(plan: ObservePlan): { id: string; turn: number; name: string }[] {
-  return plan.turns.flatMap((calls, turn) => calls.map((c) => ({ id: c.id, turn, name: c.name })));
 }
 
 /**
@@ -145,14 +144,13 @@ export function observedTiers(
     if (request.callId !== undefined) spawnsByCall.set(request.callId, { request, raw });
     else if (request.forked !== undefined) forked.set(key(request.forked.dir), request.forked.text);
   }
-  const calls = callsOf(tierPlanned.plan);
-  const byFigure = new Map<string, { id: string; turn: number }>();
-  let nextSkill = 0;
-  let nextAgent = 0;
-  for (const c of calls) {
-    if (c.name === "Skill") byFigure.set(tierPlanned.invocations[nextSkill++].path, c);
-    if (c.name === "Agent") byFigure.set(tierPlanned.spawns[nextAgent++].path, c);
-  }
+  /** A refused call's reason, as a warning (its first line, cut). */
+  const refused = (name: string, id: string) => {
+    const text = results.get(id)?.text ?? "";
+    const line = text.replace(/<\/?tool_use_error>/g, "").split("\n")[0].slice(0, 200);
+    warnings.push(`${name}: refused: ${line}`);
+  };
+  const byFigure = tierPlanned.calls;
 
   const invocations: ScanObservedInvocation[] = tierPlanned.invocations.map((f) => {
     const call = byFigure.get(f.path)!;
@@ -166,6 +164,7 @@ export function observedTiers(
       text = bare.length === 1 ? bare[0] : undefined;
     }
     const bytes = text === undefined ? 0 : utf8(text);
+    if (result?.error) refused(f.name, call.id);
     return {
       name: f.name,
       kind: f.kind,
@@ -188,6 +187,7 @@ export function observedTiers(
     if (seen !== undefined && seen.request.body === undefined) {
       warnings.push(`${f.name}: the agent body was not found in its request`);
     }
+    if (results.get(call.id)?.error && seen === undefined) refused(f.name, call.id);
     let request: ScanObservedSpawn["request"] = null;
     if (seen !== undefined) {
       try {
