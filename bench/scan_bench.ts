@@ -182,6 +182,21 @@ function time(fn: () => unknown, runs: number): number {
   return median(samples);
 }
 
+/** `n` alternating timings of `a` and `b` (each warmed once first), as pairs. */
+function paired(a: () => unknown, b: () => unknown, n: number): { a: number; b: number }[] {
+  a();
+  b();
+  const out: { a: number; b: number }[] = [];
+  for (let i = 0; i < n; i++) {
+    const startA = performance.now();
+    a();
+    const startB = performance.now();
+    b();
+    out.push({ a: startB - startA, b: performance.now() - startB });
+  }
+  return out;
+}
+
 /** This process's peak RSS in KiB (VmHWM on Linux, else the current RSS). */
 function peakRssKib(): number {
   try {
@@ -215,18 +230,18 @@ if (PEAK_FILE !== undefined) {
     const scanMs = time(() => renderScanDocument(scanContext({ root }).document), runs);
     const rows = scanContext({ root }).document.files.length;
     installPlugins(`${home}/.claude`);
-    const plainMs = time(
-      () => renderScanDocument(scanContext({ root, global: true }).document),
-      runs,
-    );
     const loadedDoc = scanContext({ root, global: true, loaded: true }).document;
-    const loadedMs = time(
-      () => renderScanDocument(scanContext({ root, global: true, loaded: true }).document),
-      runs,
-    );
     const pluginRows = loadedDoc.files.filter((f) => f.root === "plugin").length;
     if (pluginRows === 0) throw new Error("the installed plugins were not modelled");
-    const loadedRatio = loadedMs / plainMs;
+    // Paired runs, alternating, so a load spike on a shared machine hits both sides alike: the
+    // ratio is the median of the pairs' ratios.
+    const plainRun = () => renderScanDocument(scanContext({ root, global: true }).document);
+    const loadedRun = () =>
+      renderScanDocument(scanContext({ root, global: true, loaded: true }).document);
+    const pairs = paired(plainRun, loadedRun, 2 * runs);
+    const plainMs = median(pairs.map((p) => p.a));
+    const loadedMs = median(pairs.map((p) => p.b));
+    const loadedRatio = median(pairs.map((p) => p.b / p.a));
 
     const peakFile = `${base}/peak`;
     const cliSamples: number[] = [];

@@ -27,6 +27,7 @@ import "../lib/errors.ts";
 import "../lib/faults.ts";
 import "../lib/git.ts";
 import "../lib/guard/errors.ts";
+import "../lib/guard/force_command.ts";
 import "../lib/guard/manifest.ts";
 import "../lib/guard/report.ts";
 import "../lib/guard/roots.ts";

@@ -6,6 +6,7 @@
  * @module
  */
 import { runMain } from "../lib/_cli/run.ts";
+import { scriptPathOf } from "../lib/_cli/self.ts";
 import { GUARD_ERROR_FORMAT } from "../lib/guard/cli_shared.ts";
 import { textGuardMain } from "../lib/guard/text_guard_cli.ts";
 // Every other module of the static import graph, named here so that from source Deno loads them
@@ -18,11 +19,14 @@ import "../lib/_fs/errors.ts";
 import "../lib/errors.ts";
 import "../lib/git.ts";
 import "../lib/guard/errors.ts";
+import "../lib/guard/force_command.ts";
 import "../lib/guard/report.ts";
 import "../lib/guard/tokens.ts";
 import "../lib/guard/tokens_ext.ts";
 import "../lib/paths.ts";
+import "../lib/shell.ts";
 import "../lib/sort.ts";
 import "../lib/text.ts";
 
-Deno.exit(await runMain(() => textGuardMain(Deno.args), GUARD_ERROR_FORMAT));
+const scriptPath = scriptPathOf(import.meta);
+Deno.exit(await runMain(() => textGuardMain(Deno.args, { scriptPath }), GUARD_ERROR_FORMAT));

@@ -26,6 +26,24 @@ export function withBundleShebang(source: string): string {
   return `${first} --no-config${nl < 0 ? "" : source.slice(nl)}`;
 }
 
+/**
+ * `deno bundle` `bin/<tool>.ts` of the checkout at `repo` into `out` — minified (a bundle with no
+ * code cache yet is parsed whole: `references/startup.md#bundles`) — and finish it
+ * ({@linkcode finishBundle}). Throws with `deno bundle`'s stderr when it fails.
+ */
+export function bundleTool(repo: string, tool: string, out: string): void {
+  const result = new Deno.Command(Deno.execPath(), {
+    args: ["bundle", "--quiet", "--platform", "deno", "--minify", "-o", out, `bin/${tool}.ts`],
+    cwd: repo,
+    stdout: "piped",
+    stderr: "piped",
+  }).outputSync();
+  if (!result.success) {
+    throw new Error(`deno bundle ${tool}: ${new TextDecoder().decode(result.stderr).trimEnd()}`);
+  }
+  finishBundle(out);
+}
+
 /** Rewrite the bundle at `path` with {@linkcode withBundleShebang}, mode {@linkcode BUNDLE_MODE}. */
 export function finishBundle(path: string): void {
   writeFileAtomic(path, withBundleShebang(Deno.readTextFileSync(path)), {

@@ -34,6 +34,7 @@ import {
   outLines,
   pathWithoutGit,
   read,
+  refusedLines,
   stampOf,
   STYLE_MD,
   treeState,
@@ -43,11 +44,12 @@ import { renderManifest } from "../lib/guard/manifest.ts";
 
 const HELP = `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
@@ -55,8 +57,10 @@ const HELP = `context-guard - snapshot / verify / rollback / restore / state for
 Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
 $HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
 manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)
 `;
@@ -291,8 +295,13 @@ Deno.test("worked example, verify: passes; fails and rolls the whole run back", 
   ];
   deepStrictEqual(outLines(r), gateLines);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines(
+      "context-guard",
+      rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+    ),
+    ...refusedLines("context-guard", rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
     `RUN: FAILED - recovery incomplete; inspect preserved current files in ${rd}`,
   ]);
@@ -324,7 +333,12 @@ Deno.test("worked example, restore: refused for missing draft ownership, nothing
   strictEqual(r.code, 1);
   strictEqual(r.stdout, "");
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
+    ...refusedLines(
+      "context-guard",
+      rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+    ),
     `RESTORE_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
   ]);
   deepStrictEqual(treeState(p.proj), before);
@@ -745,7 +759,7 @@ Deno.test("rollback: a symlinked current file is refused by the stage, bytes pre
   strictEqual(r.code, 1);
   deepStrictEqual(outLines(r), [`ROLLBACK: ${rd}`, "ROLLBACK_RESULT: 1 layer(s), FAILED"]);
   deepStrictEqual(errLines(r), [
-    `❌ symbolic-link target: ${p.proj}/CLAUDE.md - name the intended real file explicitly`,
+    `❌ symbolic-link target: ${p.proj}/CLAUDE.md - name the intended real file explicitly: ${p.base}/victim`,
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
   ]);
   strictEqual(read(`${p.base}/victim`), "victim\n");
@@ -822,7 +836,7 @@ Deno.test("rollback: both layers of the newest run, ok; one refused → FAILED",
   strictEqual(r.code, 1);
   strictEqual(outLines(r).at(-1), "ROLLBACK_RESULT: 2 layer(s), FAILED");
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("context-guard", grd, "CLAUDE.md", `${gl}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${grd})`,
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);
@@ -884,7 +898,9 @@ Deno.test("list: header, newest first, ? layer, 0 files without orig/", () => {
   );
   mkdirSync(`${p.backups}/20261012-140309-project_context-slim/orig`, { recursive: true });
   writeFileSync(`${p.backups}/20261012-140309-project_context-slim/manifest.json`, "not json");
-  const r = cg(p, ["list", "ignored", "--args"]);
+  // A flag list does not take is an error, never ignored (it took --json silently before).
+  dies(cg(p, ["list", "ignored", "--args"]), 2, "❌ unknown argument: ignored");
+  const r = cg(p, ["list"]);
   strictEqual(r.code, 0, r.stderr);
   deepStrictEqual(outLines(r), [
     "| Backup | Files | Layer |",

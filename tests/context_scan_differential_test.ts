@@ -1,15 +1,16 @@
 /**
- * The differential suite of `--loaded` (`references/context-scan.md#loading-rules`): every fixture
- * the tests build is scanned with `--global --loaded` and observed with the pinned Claude Code
- * (inside a fresh network namespace, tests/_claude.ts); every instruction source and every skill,
- * command and agent listing entry must agree within 2 bytes or 1 %, and no source may appear on
- * one side only. Claude Code's own built-in skills and agents are what an empty fixture lists;
- * they are subtracted (and the model's built-in listing figure is checked against them).
+ * The differential suite of `--loaded` (`references/context-scan.md#the-differential-suite`): every
+ * fixture the tests build is scanned with `--global --loaded` and observed with the pinned Claude
+ * Code (inside a fresh network namespace, tests/_claude.ts); every instruction source, every skill,
+ * command and agent listing entry, the hooks' context and the output style must agree byte for
+ * byte, and no source may appear on one side only. Claude Code's own built-in skills and agents
+ * are what an empty fixture lists; they are subtracted (and the model's built-in listing figure is
+ * checked against them).
  *
- * Real public repositories are checked too, as a project and as a `--plugin-dir`, when
- * `CTXKIT_REAL_REPOS` names a folder holding them as `<owner>+<name>` (fetched there beforehand;
- * never committed). Skips, with the reason, where no namespace can be made or Claude Code cannot
- * be installed.
+ * Real public repositories are checked too — as a project, as `--plugin-dir` and as installed
+ * plugins — when `CTXKIT_REAL_REPOS` names a folder holding them as `<owner>+<name>` (fetched there
+ * beforehand; never committed). Skips, with the reason, where no namespace can be made or Claude
+ * Code cannot be installed.
  */
 import assert from "node:assert/strict";
 import { makeTempDir, writeTree } from "./_helpers.ts";

@@ -14,7 +14,7 @@ import { namespaceAvailable, observedClaude } from "./_claude.ts";
 import { scan, type ScanRun } from "./context_scan_fixtures.ts";
 import { pluginsOf } from "./_real_repos.ts";
 import { CLAUDE_CODE_VERSION } from "../scripts/claude_code.ts";
-import { findOnPath, runsAsRoot } from "../lib/scan/observe/run.ts";
+import { findOnPath, MIN_CLAUDE_VERSION, runsAsRoot } from "../lib/scan/observe/run.ts";
 import { utf8Bytes } from "../lib/scan/observe/request.ts";
 import { CONTEXT_CATEGORIES } from "../lib/scan/categories.ts";
 import type { ScanObserved, ScanObservedSource } from "../lib/scan/schema.ts";
@@ -324,7 +324,7 @@ Deno.test("--observe errors: never posts (the deadline), crash, too old, missing
   const old = standIn(makeTempDir("ctxkit-standin-"), "exit 0", "2.0.0 (Claude Code)");
   assertObserveError(
     standInRun(["--root", root, "--observe", "--claude", old], tmp),
-    `❌ claude 2.0.0 is too old for --observe (needs ${CLAUDE_CODE_VERSION} or newer): ${old}`,
+    `❌ claude 2.0.0 is too old for --observe (needs ${MIN_CLAUDE_VERSION} or newer): ${old}`,
     tmp,
   );
   assertObserveError(

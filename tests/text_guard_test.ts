@@ -23,6 +23,7 @@ import {
   outLines,
   pathWithoutGit,
   read,
+  refusedLines,
   stampOf,
   STYLE_MD,
   treeState,
@@ -35,11 +36,13 @@ The optimizer rewrites files IN PLACE. This tool puts both sides of the
 quality gate on DISK so the gate survives a context compaction, and it undoes
 a rewrite that loses a critical fact.
 
-  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+  snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
-  restore  --run-dir D <file>...                     put the snapshot back
+  restore  [--force] --run-dir D <file>...           put the snapshot back
   checkpoint --run-dir D <file>...                  record owned draft hashes
   status   --run-dir D                               list what is snapshotted
+
+Every command takes --json (one JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
 (dirty tree, or no git recovery path) - nothing was written.
@@ -291,7 +294,11 @@ Deno.test("text-guard snapshot: symlinked target, linked run-dir ancestor, exist
   const p = project();
   symlinkSync(`${p.proj}/CLAUDE.md`, `${p.proj}/link.md`);
   let r = tg(["snapshot", "--run-dir", `${p.base}/r`, "link.md"], p.proj, p.env);
-  assertDies(r, 2, "❌ symbolic-link target: link.md - name the intended real file explicitly");
+  assertDies(
+    r,
+    2,
+    `❌ symbolic-link target: link.md - name the intended real file explicitly: ${p.proj}/CLAUDE.md`,
+  );
   mkdirSync(`${p.base}/real`);
   symlinkSync(`${p.base}/real`, `${p.base}/lnk`);
   r = tg(["snapshot", "--run-dir", `${p.base}/lnk/sub/run`, "CLAUDE.md"], p.proj, p.env);
@@ -420,7 +427,7 @@ Deno.test("text-guard verify: restore refused without ownership, --no-restore ke
     "FILES_FAILED: 1",
   ]);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), draft);
   // A concurrent edit after the checkpoint is not owned either.
@@ -429,7 +436,7 @@ Deno.test("text-guard verify: restore refused without ownership, --no-restore ke
   r = tg(["verify", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
   strictEqual(r.code, 1);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), draft + "someone else\n");
 });
@@ -523,8 +530,14 @@ Deno.test("text-guard restore: all or nothing, every refusal named, MISSING reco
   assertDies(
     r,
     1,
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
+    ...refusedLines(
+      "text-guard",
+      p.rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+      p.proj,
+    ),
   );
   strictEqual(r.stdout, "");
   deepStrictEqual(treeState(p.proj), before);
@@ -563,13 +576,21 @@ Deno.test("text-guard restore: a link planted at the target after the snapshot i
   unlinkSync(`${p.proj}/CLAUDE.md`);
   symlinkSync(`${p.base}/victim`, `${p.proj}/CLAUDE.md`);
   const r = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
-  assertDies(r, 2, "❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly");
+  assertDies(
+    r,
+    2,
+    `❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly: ${p.base}/victim`,
+  );
   strictEqual(read(`${p.base}/victim`), "victim\n");
   // A directory at the target is refused, not written into.
   unlinkSync(`${p.proj}/CLAUDE.md`);
   mkdirSync(`${p.proj}/CLAUDE.md`);
   const r2 = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
-  assertDies(r2, 1, "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)");
+  assertDies(
+    r2,
+    1,
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
+  );
   deepStrictEqual(treeState(`${p.proj}/CLAUDE.md`), []);
 });
 

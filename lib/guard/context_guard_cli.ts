@@ -10,21 +10,31 @@ import { writeOut } from "../_cli/output.ts";
 import { existsFollow } from "../_fs/inspect.ts";
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
-import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  type ArgEvent,
+  lastValue,
+  type OptionSpec,
+  type ParsedArgs,
+  parseGuardArgs,
+} from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
-import { guardRoots } from "./roots.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
+import { selfCommand } from "../_cli/self.ts";
+import { shellCommand } from "../shell.ts";
+import { setForceCommand } from "./force_command.ts";
+import { type GuardRoots, guardRoots } from "./roots.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
 /** `context-guard --help`. */
 export const CONTEXT_GUARD_HELP =
   `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
@@ -32,31 +42,46 @@ export const CONTEXT_GUARD_HELP =
 Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
 $HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
 manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)`;
 
 const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
 const STATE_VALUE = { allowEmpty: true } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": "json" } as const;
 
-/** The options each context-guard subcommand accepts (`list` takes none and ignores its arguments). */
+/** The options each context-guard subcommand accepts. */
 export const CONTEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { layer: true, flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
+  snapshot: {
+    layer: true,
+    flags: { "--allow-dirty": "allowDirty", "--quiet": "quiet", ...JSON_FLAG },
+    values: RUN_DIR,
+  },
   verify: {
     layer: true,
     tokens: true,
+    flags: JSON_FLAG,
     values: { ...RUN_DIR, "--ledger": { key: "ledger" } },
   },
   "verify-deleted": {
     layer: true,
     tokens: true,
+    flags: JSON_FLAG,
     values: { ...RUN_DIR, "--survivor": { key: "survivor" } },
   },
-  rollback: { values: RUN_DIR },
-  restore: { layer: true, values: RUN_DIR },
+  rollback: { flags: JSON_FLAG, values: RUN_DIR },
+  restore: {
+    layer: true,
+    flags: { "--force": "force", "--dry-run": "dryRun", ...JSON_FLAG },
+    values: RUN_DIR,
+  },
+  list: { flags: JSON_FLAG, noOperands: true, unknownWord: "argument" },
   state: {
-    flags: { "--check": "check" },
+    flags: { "--check": "check", ...JSON_FLAG },
     values: {
       "--mode": { key: "mode", ...STATE_VALUE },
       "--before": { key: "before", ...STATE_VALUE },
@@ -139,22 +164,55 @@ async function contextGuard(
     writeOut(CONTEXT_GUARD_HELP);
     return 0;
   }
-  if (command !== "list" && CONTEXT_GUARD_OPTIONS[command] === undefined) {
+  if (CONTEXT_GUARD_OPTIONS[command] === undefined) {
     throw new UsageError(text`unknown command: ${command}`);
   }
   const roots = guardRoots();
-  const reporter = consoleReporter;
+  setForceCommand((runDir, target) =>
+    shellCommand([
+      ...selfCommand(env.scriptPath, ["--allow-all"]),
+      "restore",
+      "--run-dir",
+      runDir,
+      "--force",
+      target.arg,
+    ])
+  );
+  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
+  if (!p.flags.has("json")) {
+    const reporter = p.flags.has("quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(command, p, roots, reporter, env);
+  }
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter("context-guard", command, consoleReporter);
+  const runDir = lastValue(p, "runDir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() =>
+    run(command, p, roots, json, env).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  roots: GuardRoots,
+  reporter: Reporter,
+  env: ContextGuardEnvironment,
+): Promise<number> {
   if (command === "list") {
     const { list } = await import("./commands/list.ts");
     list(roots, reporter);
     return 0;
   }
-  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
   const runDir = lastValue(p, "runDir");
   const inManifest = (arg: string) => namesManifestFile(arg, roots);
   switch (command) {
     case "snapshot": {
       const { snapshot } = await import("./commands/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       const files = p.events.flatMap((e) => (e.kind === "operand" ? [e.value] : []));
       await snapshot({
         roots,
@@ -163,6 +221,7 @@ async function contextGuard(
         runDir,
         allowDirty: p.flags.has("allowDirty"),
         scriptPath: env.scriptPath,
+        trust: trustFromEnv(),
       }, reporter);
       return 0;
     }
@@ -197,8 +256,19 @@ async function contextGuard(
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter))
-        .exitCode;
+      const options = {
+        roots,
+        layer: p.layer,
+        runDir,
+        selector,
+        files,
+        force: p.flags.has("force"),
+      };
+      if (p.flags.has("dryRun")) {
+        const { planRestore } = await import("./commands/restore_plan.ts");
+        return planRestore(options, reporter).exitCode;
+      }
+      return (await restore(options, reporter)).exitCode;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");

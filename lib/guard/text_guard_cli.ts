@@ -9,9 +9,18 @@ import { writeOut } from "../_cli/output.ts";
 import { UsageError } from "../errors.ts";
 import { envValue } from "../paths.ts";
 import { text } from "../text.ts";
-import { lastValue, operands, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  lastValue,
+  operands,
+  type OptionSpec,
+  type ParsedArgs,
+  parseGuardArgs,
+} from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
+import { consoleReporter, type Reporter } from "./report.ts";
+import { selfCommand } from "../_cli/self.ts";
+import { shellCommand, shellQuote } from "../shell.ts";
+import { setForceCommand } from "./force_command.ts";
 
 /** `text-guard --help`. */
 export const TEXT_GUARD_HELP = `text-guard - preservation guard for in-place text optimization.
@@ -20,24 +29,31 @@ The optimizer rewrites files IN PLACE. This tool puts both sides of the
 quality gate on DISK so the gate survives a context compaction, and it undoes
 a rewrite that loses a critical fact.
 
-  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+  snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
-  restore  --run-dir D <file>...                     put the snapshot back
+  restore  [--force] --run-dir D <file>...           put the snapshot back
   checkpoint --run-dir D <file>...                  record owned draft hashes
   status   --run-dir D                               list what is snapshotted
+
+Every command takes --json (one JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
 (dirty tree, or no git recovery path) - nothing was written.`;
 
 const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": "json" } as const;
 
 /** The options each text-guard subcommand accepts. */
 export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
-  checkpoint: { values: RUN_DIR },
-  verify: { flags: { "--no-restore": "noRestore" }, values: RUN_DIR, tokens: true },
-  restore: { values: RUN_DIR },
-  status: { values: RUN_DIR, noOperands: true, unknownWord: "argument" },
+  snapshot: {
+    flags: { "--allow-dirty": "allowDirty", "--quiet": "quiet", ...JSON_FLAG },
+    values: RUN_DIR,
+  },
+  checkpoint: { flags: JSON_FLAG, values: RUN_DIR },
+  verify: { flags: { "--no-restore": "noRestore", ...JSON_FLAG }, values: RUN_DIR, tokens: true },
+  restore: { flags: { "--force": "force", ...JSON_FLAG }, values: RUN_DIR },
+  status: { flags: JSON_FLAG, values: RUN_DIR, noOperands: true, unknownWord: "argument" },
 };
 
 /**
@@ -50,17 +66,41 @@ export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
  * const rc = await textGuardMain(["status", "--run-dir", "/tmp/run"]);
  * ```
  */
-export async function textGuardMain(args: readonly string[]): Promise<number> {
+export async function textGuardMain(
+  args: readonly string[],
+  env: TextGuardEnvironment = {},
+): Promise<number> {
   try {
-    return await textGuard(args);
+    return await textGuard(args, env);
   } catch (e) {
     throw osErrorAsFailure(e); // never an internal error for a full disk or a denied path
   }
 }
 
-async function textGuard(args: readonly string[]): Promise<number> {
-  const reporter = consoleReporter;
+/** What the bin passes in. */
+export interface TextGuardEnvironment {
+  /** Absolute path of the running script or bundle (the forced-restore command it prints). */
+  scriptPath?: string;
+}
+
+async function textGuard(args: readonly string[], env: TextGuardEnvironment): Promise<number> {
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
+  const scriptPath = env.scriptPath;
+  if (scriptPath !== undefined) {
+    // The root is named: text-guard resolves its files against CLAUDE_PROJECT_DIR (else the cwd).
+    setForceCommand((runDir, target, root) =>
+      `CLAUDE_PROJECT_DIR=${shellQuote(root, { always: true })} ${
+        shellCommand([
+          ...selfCommand(scriptPath, ["--allow-all"]),
+          "restore",
+          "--run-dir",
+          runDir,
+          "--force",
+          target.abs,
+        ])
+      }`
+    );
+  }
   if (args.length === 0) {
     writeOut(TEXT_GUARD_HELP);
     return 2;
@@ -73,13 +113,36 @@ async function textGuard(args: readonly string[]): Promise<number> {
   const spec = TEXT_GUARD_OPTIONS[command];
   if (spec === undefined) throw new UsageError(text`unknown command: ${command}`);
   const p = parseGuardArgs(rest, spec);
+  if (!p.flags.has("json")) {
+    const reporter = p.flags.has("quiet")
+      ? (await import("./quiet.ts")).quietSnapshot(consoleReporter)
+      : consoleReporter;
+    return await run(command, p, projectDir, reporter);
+  }
+  const { jsonReporter } = await import("./json_report.ts");
+  const json = jsonReporter("text-guard", command, consoleReporter);
+  const runDir = lastValue(p, "runDir");
+  if (runDir !== undefined && command !== "snapshot") json.runDir(runDir);
+  return await json.print(() =>
+    run(command, p, projectDir, json).catch((e) => Promise.reject(osErrorAsFailure(e)))
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  projectDir: string | undefined,
+  reporter: Reporter,
+): Promise<number> {
   const runDir = lastValue(p, "runDir");
   const files = operands(p);
   switch (command) {
     case "snapshot": {
       const { stageSnapshot } = await import("./stage/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       await stageSnapshot(
-        { projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir },
+        { projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir, trust: trustFromEnv() },
         reporter,
       );
       return 0;
@@ -109,7 +172,7 @@ async function textGuard(args: readonly string[]): Promise<number> {
       if (runDir === undefined) throw new UsageError(text`restore needs --run-dir`);
       if (files.length === 0) throw new UsageError(text`restore needs at least one file`);
       const { stageRestore } = await import("./stage/restore.ts");
-      await stageRestore({ projectDir, runDir, files }, reporter);
+      await stageRestore({ projectDir, runDir, files, force: p.flags.has("force") }, reporter);
       return 0;
     }
     default: {

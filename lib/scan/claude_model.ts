@@ -132,8 +132,12 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
     const files = parts.commands.map((c) => ({ ...c, root: "plugin" as const }));
     entries.push(...commandEntries(files, `${plugin.name}:`).map(markEntry(plugin)));
   }
+  const sizes = new Map<string, number>();
   for (const { plugin, parts } of plugins) {
     const skills = skillEntries(parts.skills, "plugin", `${plugin.name}:`, considered);
+    for (const e of skills) {
+      if (e.source.fileBytes !== undefined) sizes.set(e.source.path, e.source.fileBytes);
+    }
     entries.push(...skills.map(markEntry(plugin)));
   }
   const hooks: LoadedSource[] = [];
@@ -141,12 +145,14 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
   for (const { plugin, parts } of plugins) {
     // A plugin agent in a subfolder is namespaced by it too (`plugin:sub:name`).
     for (const skill of parts.skills) {
+      const size = sizes.get(skill.path);
       pluginFiles.push({
         path: skill.path,
         kind: "skill",
         dir: plugin.dir,
         dataDir: `${roots.global}/plugins/data/${plugin.dataId}`,
         userLevel: plugin.installed,
+        ...(size === undefined ? {} : { size }),
       });
     }
     for (const agent of parts.agents) {
@@ -159,6 +165,7 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
         dir: plugin.dir,
         dataDir: `${roots.global}/plugins/data/${plugin.dataId}`,
         userLevel: plugin.installed,
+        ...(a?.fileBytes === undefined ? {} : { size: a.fileBytes }),
       });
     }
     const hook = pluginHookSource(plugin.dir);

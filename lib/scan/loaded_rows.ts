@@ -13,7 +13,7 @@ import { isSymlink } from "../_fs/inspect.ts";
 import { dirname } from "../paths.ts";
 import type { LoadedSource, LoadingModel } from "./claude_model.ts";
 import type { CandidateRow } from "./discovery.ts";
-import { measureFile } from "./files.ts";
+import { statFollow } from "./files.ts";
 import { markdownBelow } from "./model/read.ts";
 import type { LoadingContext } from "./scan.ts";
 
@@ -36,6 +36,12 @@ export function linkTarget(path: string, name: (p: string) => string): string | 
   } catch {
     return undefined;
   }
+}
+
+/** The size of the regular file `path` (links followed), or undefined. */
+function fileSize(path: string): number | undefined {
+  const st = statFollow(path);
+  return "error" in st || !st.isFile ? undefined : st.size;
 }
 
 /** The model as the inventory sees it. */
@@ -89,13 +95,14 @@ export function modelView(
   const pluginRows: CandidateRow[] = [];
   for (const f of model.pluginFiles) {
     if (!reports({ root: "plugin", userLevel: f.userLevel })) continue;
-    const size = measureFile(f.path);
-    if (!size.ok) continue;
+    // A stat, not an open: the file is only sized here (the model has read it already).
+    const size = f.size ?? fileSize(f.path);
+    if (size === undefined) continue;
     const row = {
       path: f.path,
       root: "plugin" as const,
       kind: "file" as const,
-      bytes: size.size,
+      bytes: size,
       estimated: false,
     };
     if (f.kind === "agent") {
@@ -103,13 +110,16 @@ export function modelView(
       continue;
     }
     pluginRows.push({ ...row, tier: "per-invocation", loading: "invoked-skill" });
-    for (const ref of markdownBelow(`${dirname(f.path)}/references`)) {
-      const refSize = measureFile(ref);
-      if (!refSize.ok) continue;
+    // The folder's own path stands for its real one (no realpath a skill): a link below it is
+    // still resolved, so a loop through links ends.
+    const references = `${dirname(f.path)}/references`;
+    for (const ref of markdownBelow(references, new Set(), references)) {
+      const refSize = fileSize(ref);
+      if (refSize === undefined) continue;
       pluginRows.push({
         ...row,
         path: ref,
-        bytes: refSize.size,
+        bytes: refSize,
         tier: "per-invocation",
         loading: "on-demand",
       });

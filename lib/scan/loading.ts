@@ -211,6 +211,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
       };
     }
     const source = byKey.get(key(row.path, row.kind));
+    // Instruction files are where links matter (a CLAUDE.md linked to AGENTS.md): one lstat each.
     const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
     const link = target === undefined ? {} : { resolves_to: target };
     if (source === undefined) {

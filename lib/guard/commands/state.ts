@@ -7,7 +7,7 @@
  */
 
 import { firstLine } from "../../_fs/errors.ts";
-import { isFileFollow, refusedBySandbox } from "../../_fs/inspect.ts";
+import { isFileFollow, physicalPath, refusedBySandbox } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
 import { writeFileAtomic } from "../../_fs/write.ts";
@@ -17,7 +17,12 @@ import { LedgerError, sandboxRefused, ScanRejectedError, StateWriteError } from 
 import { writePathProblem } from "../run_dir.ts";
 import { keepStateBefore, noteStateWritten } from "../run_state.ts";
 import { layerRuns, readRuns } from "../runs.ts";
-import { buildStateDocument, renderStateDocument, StateDocumentSchema } from "../state/document.ts";
+import {
+  buildStateDocument,
+  countOnce,
+  renderStateDocument,
+  StateDocumentSchema,
+} from "../state/document.ts";
 import { checkScanFile, type StateScanInput } from "../state/scan_input.ts";
 
 /** Where the state file is: `--out`, else under `--root` or the project root. */
@@ -130,7 +135,8 @@ export function writeState(options: StateOptions, path: string, context: StateCo
   for (const scanPath of [options.before, options.after]) {
     const check = checkScanFile(scanPath);
     if (!check.ok) throw new ScanRejectedError(scanPath, check.reason);
-    scans.push(check.doc);
+    // One physical file is one file, however many names link to it.
+    scans.push(countOnce(check.doc, physicalPath));
   }
   let ledgerText: string | undefined;
   if (ledger !== undefined) {

@@ -5,9 +5,9 @@
  * @module
  */
 
-import { scalar } from "../claude_text.ts";
+import { parseFrontmatter, scalar, splitFrontmatter } from "../claude_text.ts";
 import type { RootLabel } from "../schema.ts";
-import { frontmatterOf } from "./read.ts";
+import { readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";
 
 /** The agent listing entry of the agent file `path`, or undefined when it lists none. */
@@ -17,7 +17,10 @@ export function agentSource(
   prefix: string,
   plugin = false,
 ): LoadedSource | undefined {
-  const fields = frontmatterOf(path);
+  const read = readText(path);
+  if (read.kind !== "text") return undefined;
+  const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
+  const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
   const name = scalar(fields.get("name"));
   const written = scalar(fields.get("description"));
   // A plugin agent's description loses its final newline (a folded block's); a project's keeps it.
@@ -51,5 +54,6 @@ export function agentSource(
     loaded: utf8(entry),
     limits: new Set(),
     name: `${prefix}${name}`,
+    fileBytes: read.size,
   };
 }

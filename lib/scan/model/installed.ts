@@ -69,16 +69,23 @@ function knownMarketplaces(global: string): Map<string, KnownMarketplace> {
   return new Map(entriesOf(parsed.data as Record<string, unknown>, KnownMarketplaceSchema));
 }
 
-function catalogEntry(location: string, name: string): MarketplaceEntry | undefined {
+/** The plugin entries of the catalog at `location`, by name (each catalog read once a run). */
+function catalogEntries(
+  location: string,
+  read: Map<string, Map<string, MarketplaceEntry>>,
+): Map<string, MarketplaceEntry> {
+  const known = read.get(location);
+  if (known !== undefined) return known;
+  const entries = new Map<string, MarketplaceEntry>();
   const parsed = MarketplaceCatalogSchema.safeParse(
     readJson(`${location}/.claude-plugin/marketplace.json`),
   );
-  if (!parsed.success) return undefined;
-  for (const raw of parsed.data.plugins) {
+  for (const raw of parsed.success ? parsed.data.plugins : []) {
     const entry = MarketplaceEntrySchema.safeParse(raw);
-    if (entry.success && entry.data.name === name) return entry.data;
+    if (entry.success && !entries.has(entry.data.name)) entries.set(entry.data.name, entry.data);
   }
-  return undefined;
+  read.set(location, entries);
+  return entries;
 }
 
 /**
@@ -120,6 +127,7 @@ export function installedPlugins(
   const records = installRecords(global);
   const markets = knownMarketplaces(global);
   const plugins: Plugin[] = [];
+  const catalogs = new Map<string, Map<string, MarketplaceEntry>>();
   for (const id of enabled) {
     const at = id.lastIndexOf("@");
     if (at <= 0) continue;
@@ -129,7 +137,7 @@ export function installedPlugins(
     const location = LOCAL_SOURCES.has(market.source.source)
       ? market.installLocation
       : resolvePluginPath(market.installLocation, global);
-    const entry = catalogEntry(location, name);
+    const entry = catalogEntries(location, catalogs).get(name);
     if (entry === undefined) continue;
     let dir: string | undefined;
     if (LOCAL_SOURCES.has(market.source.source) && typeof entry.source === "string") {

@@ -19,7 +19,15 @@ import { excluder, expandBraces } from "./excludes.ts";
 import { memoryIndexSource } from "./memory.ts";
 import type { Places } from "./places.ts";
 import type { LoadingSettings } from "./settings.ts";
-import { isFile, isInside, join, markdownBelow, readText, realOrSelf } from "./read.ts";
+import {
+  isFile,
+  isInside,
+  join,
+  markdownFilesBelow,
+  namesIn,
+  readText,
+  realOrSelf,
+} from "./read.ts";
 import { type LoadedSource, type ModelRoots, utf8 } from "./source.ts";
 
 /** The file an `@path` token names, or undefined when it is not an import. */
@@ -122,9 +130,11 @@ class Instructions {
       depth?: number;
       /** The managed policy's files: never excluded, their imports not followed. */
       managed?: boolean;
+      /** `path` is its own real path already. */
+      real?: boolean;
     },
   ): "added" | "skipped" {
-    const key = this.#key(path);
+    const key = options.real ? path : this.#key(path);
     if (this.#seen.has(key)) return "added";
     const read = readText(path);
     if (read.kind === "missing") return "skipped";
@@ -147,6 +157,7 @@ class Instructions {
         ? "startup-instruction" as const
         : "imported-instruction" as const,
       ...(options.importedBy === undefined ? {} : { importedBy: options.importedBy }),
+      ...(options.rule ? { rule: true } : {}),
     };
     if (read.kind === "unreadable") {
       this.sources.push({ ...base, potential: 0, loaded: 0, limits: new Set(["unreadable"]) });
@@ -179,7 +190,7 @@ class Instructions {
     if (options.managed) return "added"; // observed: managed
     // Imports resolve from the importer's real folder (a linked CLAUDE.md imports beside its
     // target), and a project file's import must really lie inside the project (links resolved).
-    const from = realOrSelf(path);
+    const from = shown.imports.length === 0 ? path : options.real ? path : realOrSelf(path);
     const project = this.#project;
     for (const token of shown.imports) {
       const target = importPath(token, from, this.#home);
@@ -259,14 +270,14 @@ export function instructionSources(
     excluder(context.settings.claudeMdExcludes),
   );
   out.add(`${managed}/CLAUDE.md`, "managed", { userLevel: true, managed: true });
-  for (const rule of markdownBelow(`${managed}/.claude/rules`)) {
-    out.add(realOrSelf(rule), "managed", { userLevel: true, rule: true, managed: true });
+  for (const rule of markdownFilesBelow(`${managed}/.claude/rules`)) {
+    out.add(rule.real, "managed", { userLevel: true, rule: true, managed: true, real: true });
   }
   if (roots.includeGlobal) {
     out.add(`${roots.global}/CLAUDE.md`, "global", { userLevel: true });
     // A rule is read under its real path (links resolved), as Claude Code names it.
-    for (const rule of markdownBelow(`${roots.global}/rules`)) {
-      out.add(realOrSelf(rule), "global", { userLevel: true, rule: true });
+    for (const rule of markdownFilesBelow(`${roots.global}/rules`)) {
+      out.add(rule.real, "global", { userLevel: true, rule: true, real: true });
     }
   }
   const dirs = places.dirs;
@@ -276,27 +287,37 @@ export function instructionSources(
   const shadowed = (dir: string) =>
     main !== undefined && places.gitRoot !== undefined && dir !== places.gitRoot &&
     isInside(dir, main) && isInside(places.gitRoot, main);
-  const claudeMdAnywhere = dirs.some((d) =>
-    ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"].some((f) => isFile(join(d, f)))
+  // One listing of each directory and its .claude/ instead of a probe per file name (the walk
+  // from / goes through every parent: probing each name there would cost a failed stat each).
+  const names = dirs.map((d) => ({ top: namesIn(d), dot: namesIn(join(d, ".claude")) }));
+  const there = (i: number, file: string) =>
+    file.startsWith(".claude/")
+      ? names[i].dot.has(file.slice(8)) && isFile(join(dirs[i], file))
+      : names[i].top.has(file) && isFile(join(dirs[i], file));
+  const claudeMdAnywhere = dirs.some((_, i) =>
+    ["CLAUDE.md", ".claude/CLAUDE.md", "CLAUDE.local.md"].some((f) => there(i, f))
   );
-  for (const dir of dirs) {
+  dirs.forEach((dir, i) => {
+    const add = (file: string) => {
+      if (there(i, file)) out.add(join(dir, file), "project", { userLevel: false });
+    };
     if (!shadowed(dir)) {
-      out.add(join(dir, "CLAUDE.md"), "project", { userLevel: false });
-      out.add(join(dir, ".claude/CLAUDE.md"), "project", { userLevel: false });
+      add("CLAUDE.md");
+      add(".claude/CLAUDE.md");
       if (!claudeMdAnywhere) {
-        out.add(join(dir, "AGENTS.md"), "project", { userLevel: false });
-        out.add(join(dir, ".claude/AGENTS.md"), "project", { userLevel: false });
+        add("AGENTS.md");
+        add(".claude/AGENTS.md");
       }
-      for (const rule of markdownBelow(join(dir, ".claude/rules"))) {
+      const rules = names[i].dot.has("rules") ? markdownFilesBelow(join(dir, ".claude/rules")) : [];
+      for (const rule of rules) {
         // A project rule reached through a link that leads outside the project is not loaded
         // (a parent directory's own rules are).
-        const real = realOrSelf(rule);
-        if (real !== rule && !isInside(real, project)) continue;
-        out.add(real, "project", { userLevel: false, rule: true });
+        if (rule.real !== rule.path && !isInside(rule.real, project)) continue;
+        out.add(rule.real, "project", { userLevel: false, rule: true, real: true });
       }
     }
-    out.add(join(dir, "CLAUDE.local.md"), "project", { userLevel: false });
-  }
+    add("CLAUDE.local.md");
+  });
   const memory = memoryIndexSource(roots.global, places);
   if (memory.source !== undefined) out.sources.push(memory.source);
   return {

@@ -10,7 +10,7 @@ import { basename, dirname } from "../../paths.ts";
 import { parseFrontmatter, scalar, splitFrontmatter } from "../claude_text.ts";
 import { SKILL_LISTING } from "../loading_rules.ts";
 import type { LimitCode, Loading, RootLabel } from "../schema.ts";
-import { frontmatterOf, isFile, listNames, markdownBelow, readText } from "./read.ts";
+import { isFile, listNames, markdownBelow, readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";
 
 /**
@@ -70,25 +70,39 @@ function isTrue(value: unknown): boolean {
     ["1", "true", "yes", "on"].includes(value.trim().toLowerCase());
 }
 
+/** A listing file read once: its frontmatter fields and its body (undefined: nothing to read). */
+function readListed(
+  path: string,
+): { fields: Map<string, unknown>; body: string; size: number } | undefined {
+  const read = readText(path);
+  if (read.kind !== "text") return undefined;
+  const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
+  return {
+    fields: split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml),
+    body: split.body,
+    size: read.size,
+  };
+}
+
 function listingEntry(
   path: string,
-  shownName: string,
+  shownName: string | ((fields: Map<string, unknown>) => string),
   root: RootLabel,
   loading: Loading,
   fallback: "body" | "command" | "none",
   evenIfDisabled = false,
 ): Entry | undefined {
-  const read = readText(path);
-  if (read.kind !== "text") return undefined;
-  const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
-  const fields = split.yaml === undefined ? new Map() : parseFrontmatter(split.yaml);
+  const listed = readListed(path);
+  if (listed === undefined) return undefined;
+  const { fields, body } = listed;
   if (!evenIfDisabled && isTrue(fields.get("disable-model-invocation"))) return undefined;
-  const description = listedDescription(fields, split.body, fallback);
+  const description = listedDescription(fields, body, fallback);
   if (description === undefined) return undefined;
-  const listed = cut(description);
-  const nameOnly = `- ${shownName}`;
-  const full = `${nameOnly}: ${listed.text}`;
-  const limits = new Set<LimitCode>(listed.capped ? ["description-capped"] : []);
+  const shown = typeof shownName === "string" ? shownName : shownName(fields);
+  const capped = cut(description);
+  const nameOnly = `- ${shown}`;
+  const full = `${nameOnly}: ${capped.text}`;
+  const limits = new Set<LimitCode>(capped.capped ? ["description-capped"] : []);
   return {
     nameOnly,
     full,
@@ -101,7 +115,8 @@ function listingEntry(
       potential: utf8(`${nameOnly}: ${description}\n`),
       loaded: utf8(`${full}\n`),
       limits,
-      name: shownName,
+      name: shown,
+      fileBytes: listed.size,
     },
   };
 }
@@ -127,11 +142,13 @@ export function skillEntries(
   for (const skill of skills) {
     considered.add(skill.path);
     const name = `${prefix}${skill.name}`;
-    const own = scalar(frontmatterOf(skill.path).get("name"));
-    const shown = own !== undefined && own !== "" && own !== skill.name &&
-        /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(own)
-      ? `${name} (${prefix}${own})`
-      : name;
+    const shown = (fields: Map<string, unknown>) => {
+      const own = scalar(fields.get("name") as string | string[] | undefined);
+      return own !== undefined && own !== "" && own !== skill.name &&
+          /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(own)
+        ? `${name} (${prefix}${own})`
+        : name;
+    };
     const e = listingEntry(skill.path, shown, root, "skill-listing", "body");
     if (e !== undefined) out.push(e);
   }

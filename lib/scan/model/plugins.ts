@@ -84,7 +84,7 @@ export function pluginName(dir: string): string {
 /** A `--plugin-dir` folder as a plugin. */
 export function pluginDirectory(dir: string): Plugin {
   const manifest = readManifest(dir);
-  const name = pluginName(dir);
+  const name = manifest.name !== undefined && manifest.name !== "" ? manifest.name : basename(dir);
   return {
     dir,
     name,
@@ -133,9 +133,11 @@ export function pluginParts(plugin: Plugin): PluginParts | undefined {
     );
   const skills: SkillFile[] = [];
   const seen = new Set<string>();
+  // A skill reached twice counts once: only manifest paths can reach one twice.
+  const dedupe = manifest.skills !== undefined;
   const add = (found: SkillFile[]) => {
     for (const s of found) {
-      const real = realOrSelf(s.path);
+      const real = dedupe ? realOrSelf(s.path) : s.path;
       if (seen.has(real)) continue;
       seen.add(real);
       skills.push(s);

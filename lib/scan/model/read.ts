@@ -6,12 +6,14 @@
  */
 
 import { isAbsent, rethrowPermission } from "../../_fs/errors.ts";
-import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
+import { readHead, ReadRefusedError } from "../../_fs/read.ts";
 import { dirname } from "../../paths.ts";
 import { compareUtf8 } from "../../sort.ts";
 import { parseFrontmatter, splitFrontmatter } from "../claude_text.ts";
 import { statFollow } from "../files.ts";
 import { LARGE_FILE_BYTES } from "./source.ts";
+
+const decoder = new TextDecoder();
 
 /** A file as the model reads it: its text, or why there is none. */
 export type TextRead =
@@ -23,8 +25,10 @@ export type TextRead =
 /** `path` read whole (up to {@linkcode LARGE_FILE_BYTES}), following links. */
 export function readText(path: string): TextRead {
   try {
-    const bytes = readRegular(path, { maxBytes: LARGE_FILE_BYTES });
-    return { kind: "text", text: new TextDecoder().decode(bytes), size: bytes.length };
+    // The file's size is known once it is open: one read of that many bytes (no read for the end).
+    const { bytes, size } = readHead(path, LARGE_FILE_BYTES);
+    if (size > LARGE_FILE_BYTES) return { kind: "large", size };
+    return { kind: "text", text: decoder.decode(bytes), size: bytes.length };
   } catch (e) {
     if (e instanceof ReadRefusedError) {
       if (e.refusal === "too-large") {
@@ -62,23 +66,51 @@ export function listNames(dir: string): Deno.DirEntry[] {
   }
 }
 
-/** Every `*.md` below `dir` (links followed, each real directory once), sorted per directory. */
-export function markdownBelow(dir: string, seen = new Set<string>()): string[] {
-  let real: string;
-  try {
-    real = Deno.realPathSync(dir);
-  } catch {
-    return [];
+/**
+ * Every `*.md` below `dir` (links followed, each real directory once), sorted per directory.
+ * `real` is `dir`'s real path when known (a subdirectory that is no link is its parent's real path
+ * and its name: only links are resolved).
+ */
+export function markdownBelow(dir: string, seen = new Set<string>(), real?: string): string[] {
+  return markdownFilesBelow(dir, seen, real).map((f) => f.path);
+}
+
+/**
+ * {@linkcode markdownBelow}'s files with their real paths (a file that is no link is its folder's
+ * real path and its name: only links are resolved).
+ */
+export function markdownFilesBelow(
+  dir: string,
+  seen = new Set<string>(),
+  real?: string,
+): { path: string; real: string }[] {
+  if (real === undefined) {
+    try {
+      real = Deno.realPathSync(dir);
+    } catch {
+      return [];
+    }
   }
   if (seen.has(real)) return [];
   seen.add(real);
-  const out: string[] = [];
+  const out: { path: string; real: string }[] = [];
   for (const entry of listNames(dir)) {
     const path = `${dir}/${entry.name}`;
-    if (isDirectory(path)) out.push(...markdownBelow(path, seen));
-    else if (entry.name.endsWith(".md") && isFile(path)) out.push(path);
+    // The listing says what an entry is; only a link needs a stat to know what it leads to.
+    const directory = entry.isSymlink ? isDirectory(path) : entry.isDirectory;
+    if (directory) {
+      const sub = entry.isSymlink ? undefined : join(real, entry.name);
+      out.push(...markdownFilesBelow(path, seen, sub));
+    } else if (entry.name.endsWith(".md") && (entry.isSymlink ? isFile(path) : entry.isFile)) {
+      out.push({ path, real: entry.isSymlink ? realOrSelf(path) : join(real, entry.name) });
+    }
   }
   return out;
+}
+
+/** The names in `dir` (none when it cannot be listed): to look files up without a stat each. */
+export function namesIn(dir: string): ReadonlySet<string> {
+  return new Set(listNames(dir).map((e) => e.name));
 }
 
 /** True when the real path `real` is `root` or below it. */

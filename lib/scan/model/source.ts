@@ -34,6 +34,10 @@ export interface LoadedSource {
   readonly importedBy?: string;
   /** Part of the user's own configuration (an installed plugin's): reported with `--global`. */
   readonly userLevel?: boolean;
+  /** The size of the file it was read from, when the model read that file whole. */
+  readonly fileBytes?: number;
+  /** An instruction file found as a rule (whatever its real path). */
+  readonly rule?: boolean;
 }
 
 /** A file of a plugin that takes effect later: a skill's body (per invocation), an agent's (per spawn). */
@@ -48,6 +52,8 @@ export interface PluginFile {
   readonly dataDir: string;
   /** An installed plugin's (reported with `--global`). */
   readonly userLevel: boolean;
+  /** Its size, when the model read it (else the row stats it). */
+  readonly size?: number;
 }
 
 /** Where the model looks. */

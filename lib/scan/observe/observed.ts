@@ -83,7 +83,7 @@ function modelKinds(
         ? "import"
         : s.loading === "memory-index-limited"
         ? "memory-index"
-        : isRulePath(s.path, places)
+        : s.rule || isRulePath(s.path, places)
         ? "rule"
         : "instruction",
     );

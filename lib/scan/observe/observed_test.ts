@@ -131,3 +131,51 @@ Deno.test("parseObservedRequest: an agent description with blank lines stays its
   assert.deepEqual(request.warnings, []);
   assert.equal(request.parts.map((p) => p.text).join(""), system);
 });
+
+Deno.test("buildObserved: a parent's and a link-reached rule are rules (as the model loaded them), not imports; the output style's parts are its file's", () => {
+  const base = Deno.makeTempDirSync({ prefix: "ctxkit-observed-kinds-" });
+  const root = `${base}/p/r`;
+  const g = `${base}/g`;
+  write(`${base}/p/.claude/rules/parent.md`, "a parent's rule\n");
+  write(`${root}/docs/linked.md`, "a rule reached through a link\n");
+  Deno.mkdirSync(`${root}/.claude/rules`, { recursive: true });
+  Deno.symlinkSync(`${root}/docs/linked.md`, `${root}/.claude/rules/linked.md`);
+  write(`${root}/CLAUDE.md`, "@notes.md\n");
+  write(`${root}/notes.md`, "an import\n");
+  write(`${root}/.claude/output-styles/t.md`, "---\nname: Terse\n---\nBe terse.\n");
+  write(`${root}/.claude/settings.json`, '{"outputStyle": "Terse"}');
+  const section = (path: string, text: string) => `Contents of ${path} (x):\n\n${text}`;
+  const reminder =
+    "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n" +
+    [
+      section(`${base}/p/.claude/rules/parent.md`, "a parent's rule"),
+      section(`${root}/CLAUDE.md`, "@notes.md"),
+      section(`${root}/notes.md`, "an import"),
+      section(`${root}/docs/linked.md`, "a rule reached through a link"),
+    ].join("\n\n") + "\n</system-reminder>";
+  const system = "# Environment\nenv\n\n# Output Style: Terse\nBe terse.\n\n" +
+    "Terse output style is active. Remember to follow the specific guidelines for this style.\n\n" +
+    "Today's date is 2026-01-01.";
+  const request = parseObservedRequest({
+    messages: [
+      { role: "user", content: [{ type: "text", text: reminder }, { type: "text", text: "hi" }] },
+      { role: "system", content: [{ type: "text", text: system }] },
+    ],
+  });
+  const o = buildObserved(request, { version: "2.1.332", sandboxed: true, warnings: [] }, {
+    root,
+    global: g,
+    pluginDirs: [],
+    realPath: (p) => p,
+  });
+  assert.deepEqual(o.sources.map((s) => [s.kind, s.path]), [
+    ["rule", `${base}/p/.claude/rules/parent.md`],
+    ["instruction", `${root}/CLAUDE.md`],
+    ["import", `${root}/notes.md`],
+    ["rule", `${root}/docs/linked.md`],
+    ["output-style", `${root}/.claude/output-styles/t.md`],
+    ["output-style", `${root}/.claude/output-styles/t.md`],
+  ]);
+  assert.deepEqual(o.warnings, []);
+  Deno.removeSync(base, { recursive: true });
+});

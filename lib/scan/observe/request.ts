@@ -223,6 +223,9 @@ function splitListing(
 const OUTPUT_STYLE_HEADING = "# Output Style: ";
 const OUTPUT_STYLE_REMINDER =
   / output style is active\. Remember to follow the specific guidelines for this style\.\n\n/;
+/** The reminder line's start: the line that holds ` output style is active. …`. */
+const OUTPUT_STYLE_LINE =
+  /\n[^\n]* output style is active\. Remember to follow the specific guidelines for this style\.\n/;
 const PROMPT_HOOK = /^UserPromptSubmit hook (?:success|additional context): /;
 
 /**
@@ -249,8 +252,15 @@ function splitEnvironmentText(text: string, label: string): ObservedPart[] {
     };
     if (line.startsWith(OUTPUT_STYLE_HEADING) && (at === 0 || text[at - 1] === "\n")) {
       flush(at);
-      parts.push(part("system-prompt", "output style", text.slice(at)));
-      return parts;
+      // To the end of the stretch (a listing or the tools follow it), or to the date line or the
+      // style's own reminder when they come first.
+      const ends = [text.indexOf("\n\nToday's date is ", at), text.search(OUTPUT_STYLE_LINE)]
+        .filter((i) => i > at)
+        .map((i) => text.indexOf("\n\n", i) === i ? i + 2 : i);
+      const end = ends.length === 0 ? text.length : Math.min(...ends);
+      parts.push(part("system-prompt", "output style", text.slice(at, end)));
+      at = plain = end;
+      continue;
     }
     if (PROMPT_HOOK.test(line)) {
       flush(at);
