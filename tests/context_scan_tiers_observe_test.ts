@@ -13,9 +13,9 @@
  */
 import assert from "node:assert/strict";
 import { ensureClaudeCode } from "../scripts/claude_code.ts";
-import { makeTempDir, writeTree } from "./_helpers.ts";
+import { makeTempDir, snapshot, writeTree } from "./_helpers.ts";
 import { scan } from "./context_scan_fixtures.ts";
-import { pooled } from "./_diff.ts";
+import { enabling, installedLayout, pooled } from "./_diff.ts";
 import { pluginsOf, realRepos } from "./_real_repos.ts";
 import { namespaceSkipReason, observeFixture, skipObserved } from "./_claude.ts";
 import { createLoadingStep } from "../lib/scan/loading.ts";
@@ -26,13 +26,15 @@ import { mainRequest } from "../lib/scan/observe/turns.ts";
 import type { ObservePlan } from "../lib/scan/observe/script.ts";
 import type { ScanObservedTiers, ScanRow } from "../lib/scan/schema.ts";
 import { TIER_RULES } from "../lib/scan/tier_rules.ts";
+import { rulesAndFixtures } from "./_rules.ts";
 
-type Files = Record<string, string>;
+type Files = Record<string, string | Uint8Array>;
 
 /** One fixture: files below a temp base (`proj/` the project, `cfg/` the config, `home/`). */
 interface Fixture {
   readonly name: string;
-  readonly files: Files;
+  /** Its files (relative to the base; a function of the base where a file names it). */
+  readonly files: Files | ((base: string) => Files);
   /** `--plugin-dir` folders below the base. */
   readonly pluginDirs?: readonly string[];
   /** Let hooks run (`--observe-hooks`). */
@@ -157,36 +159,23 @@ const FIXTURES: Fixture[] = [
   {
     // An installed, enabled plugin (as `claude plugin install` leaves it): loaded like a --plugin-dir.
     name: "plugin-tiers-installed",
-    files: {
+    files: (base) => ({
       "proj/.keep": "",
-      "cfg/plugins/marketplaces/mk/.claude-plugin/marketplace.json": JSON.stringify({
-        name: "mk",
-        owner: { name: "t" },
-        plugins: [{ name: "ip", source: "./plugins/ip" }],
-      }),
-      "cfg/plugins/known_marketplaces.json": JSON.stringify({
+      "cfg/settings.json": enabling({ "ip@mk": true }),
+      ...installedLayout(base, {
         mk: {
-          source: { source: "github", repo: "t/mk" },
-          installLocation: "BASE/cfg/plugins/marketplaces/mk",
-        },
-      }),
-      "cfg/plugins/installed_plugins.json": JSON.stringify({
-        version: 2,
-        plugins: {
-          "ip@mk": [{
-            scope: "user",
-            installPath: "BASE/cfg/plugins/cache/mk/ip/1.0.0",
-            version: "1.0.0",
+          plugins: [{
+            name: "ip",
+            files: {
+              "skills/s/SKILL.md":
+                "---\ndescription: installed\n---\nD ${CLAUDE_PLUGIN_DATA} R ${CLAUDE_PLUGIN_ROOT}\n",
+              "agents/ia.md":
+                "---\nname: ia\ndescription: installed agent\ntools: Read\n---\nD ${CLAUDE_PLUGIN_DATA}\n",
+            },
           }],
         },
       }),
-      "cfg/settings.json": JSON.stringify({ enabledPlugins: { "ip@mk": true } }),
-      "cfg/plugins/cache/mk/ip/1.0.0/.claude-plugin/plugin.json": '{"name": "ip"}',
-      "cfg/plugins/cache/mk/ip/1.0.0/skills/s/SKILL.md":
-        "---\ndescription: installed\n---\nD ${CLAUDE_PLUGIN_DATA} R ${CLAUDE_PLUGIN_ROOT}\n",
-      "cfg/plugins/cache/mk/ip/1.0.0/agents/ia.md":
-        "---\nname: ia\ndescription: installed agent\ntools: Read\n---\nD ${CLAUDE_PLUGIN_DATA}\n",
-    },
+    }),
   },
   {
     name: "agent-bodies",
@@ -306,14 +295,10 @@ interface Built {
   pluginDirs: string[];
 }
 
-function build(files: Files, pluginDirs: readonly string[] = []): Built {
+function build(files: Fixture["files"], pluginDirs: readonly string[] = []): Built {
   const base = makeTempDir("ctxkit-tiers-");
   for (const d of ["proj", "cfg", "home"]) Deno.mkdirSync(`${base}/${d}`, { recursive: true });
-  // `BASE` in a file's text names the fixture's base folder (installed plugins' records).
-  writeTree(
-    base,
-    Object.fromEntries(Object.entries(files).map(([k, v]) => [k, v.replaceAll("BASE", base)])),
-  );
+  writeTree(base, typeof files === "function" ? files(base) : files);
   return {
     base,
     root: `${base}/proj`,
@@ -346,6 +331,28 @@ async function observe(
     hooks,
     ...(timeoutMs === undefined ? {} : { timeoutMs }),
   })).observation;
+}
+
+/**
+ * A built fixture scanned (`--global --loaded`) and observed through the script `--observe-tiers`
+ * runs: the rows, and `observed.tiers`.
+ */
+async function scannedAndObserved(
+  claude: string,
+  built: Built,
+  hooks = false,
+  timeoutMs?: number,
+): Promise<Seen> {
+  const rows = scannedRows(built);
+  const model = observedTierModel({
+    root: built.root,
+    global: built.configDir,
+    pluginDirs: built.pluginDirs,
+    home: built.home,
+  });
+  const planned = tierPlan(model);
+  const seen = await observe(claude, built, planned.plan, hooks, timeoutMs);
+  return { rows, tiers: observedTiers(planned, model, seen.session!) };
 }
 
 /** Every disagreement between the rows' figures and the observation, one line each. */
@@ -403,18 +410,7 @@ Deno.test("tiers: every tier rule names fixtures that exist, and every fixture o
     "skill-references",
     "hook-events",
   ];
-  const matches = (pattern: string, name: string) =>
-    pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
-  const covered = new Set<string>();
-  for (const rule of TIER_RULES) {
-    for (const pattern of rule.test.split(", ")) {
-      const hit = names.filter((n) => matches(pattern, n));
-      assert.ok(hit.length > 0, `${rule.rule.slice(0, 40)}…: no fixture ${pattern}`);
-      for (const n of hit) covered.add(n);
-    }
-  }
-  assert.deepEqual(names.filter((n) => !covered.has(n)), []);
-  assert.equal(new Set(names).size, names.length, "fixture names are unique");
+  assert.deepEqual(rulesAndFixtures(TIER_RULES, names), []);
 });
 
 Deno.test(`tiers: ${FIXTURES.length} fixtures, every row's figure is what Claude Code sends, byte for byte`, async () => {
@@ -424,16 +420,7 @@ Deno.test(`tiers: ${FIXTURES.length} fixtures, every row's figure is what Claude
   const chosen = FIXTURES.filter((f) => only === undefined || only.includes(f.name));
   const results = await pooled(chosen.map((fixture) => async () => {
     const built = build(fixture.files, fixture.pluginDirs);
-    const rows = scannedRows(built);
-    const model = observedTierModel({
-      root: built.root,
-      global: built.configDir,
-      pluginDirs: built.pluginDirs,
-      home: built.home,
-    });
-    const planned = tierPlan(model);
-    const seen = await observe(claude, built, planned.plan, fixture.hooks);
-    const tiers = observedTiers(planned, model, seen.session!);
+    const { rows, tiers } = await scannedAndObserved(claude, built, fixture.hooks);
     const problems = disagreements({ rows, tiers });
     try {
       fixture.check?.({ rows, tiers });
@@ -566,21 +553,6 @@ Deno.test("tiers: hook-events — start-up, every prompt, every tool call, as th
   assert.equal(count(after, "marker-tool-call"), 1, "PostToolUse: after the tool call");
 });
 
-/** Every path below `dir` with its size and mtime: a snapshot to prove nothing was written. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name < b.name ? -1 : 1)) {
-      const p = `${d}/${e.name}`;
-      const st = Deno.lstatSync(p);
-      out.push(`${p} ${st.size} ${st.mtime?.getTime()}`);
-      if (st.isDirectory) walk(p);
-    }
-  };
-  walk(dir);
-  return out;
-}
-
 Deno.test("tiers: the CLI's --observe-tiers — observed.tiers beside the model, the table's view, nothing written", async () => {
   const claude = await tiersClaude();
   if (claude === undefined) return;
@@ -662,17 +634,8 @@ Deno.test("tiers: real public repositories as plugins — every skill, command, 
   for (const repo of repos) {
     const built = build({ "proj/.keep": "" });
     built.pluginDirs.push(...pluginsOf(repo));
-    const rows = scannedRows(built);
-    const model = observedTierModel({
-      root: built.root,
-      global: built.configDir,
-      pluginDirs: built.pluginDirs,
-      home: built.home,
-    });
-    const planned = tierPlan(model);
     // A marketplace of 91 plugins (wshobson/agents) is one long session.
-    const seen = await observe(claude, built, planned.plan, false, 1_800_000);
-    const tiers = observedTiers(planned, model, seen.session!);
+    const { rows, tiers } = await scannedAndObserved(claude, built, false, 1_800_000);
     // An agent whose tools are all an MCP server's is refused without that server (as in a real
     // session without it): reported, not a disagreement.
     const noTools = tiers.warnings.filter((w) => w.includes("would be spawned with zero tools"));

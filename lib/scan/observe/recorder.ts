@@ -30,22 +30,27 @@ export function sse(events: readonly [string, unknown][]): string {
   );
 }
 
+/** A streamed reply's first event: an empty assistant message from `model`. */
+export function messageStart(model: string): [string, unknown] {
+  return ["message_start", {
+    type: "message_start",
+    message: {
+      id: "msg_ctxkit_observe",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  }];
+}
+
 /** The streamed reply: `message_start` … `message_stop`, one text block saying `ok`. */
 export function minimalStreamedReply(model: string): string {
   return sse([
-    ["message_start", {
-      type: "message_start",
-      message: {
-        id: "msg_ctxkit_observe",
-        type: "message",
-        role: "assistant",
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 1, output_tokens: 1 },
-      },
-    }],
+    messageStart(model),
     ["content_block_start", {
       type: "content_block_start",
       index: 0,

@@ -11,7 +11,7 @@
  */
 
 import * as z from "../../_zod.ts";
-import { minimalStreamedReply, sse } from "./recorder.ts";
+import { messageStart, minimalStreamedReply, sse } from "./recorder.ts";
 import { RequestBody } from "./request.ts";
 
 /** One tool call of the script. */
@@ -137,19 +137,7 @@ export function isSubagentRequest(body: z.infer<typeof RequestBody>): boolean {
 
 /** The streamed reply carrying `calls` as `tool_use` blocks (`stop_reason: tool_use`). */
 export function toolUseReply(model: string, calls: readonly PlannedCall[]): string {
-  const events: [string, unknown][] = [["message_start", {
-    type: "message_start",
-    message: {
-      id: "msg_ctxkit_observe",
-      type: "message",
-      role: "assistant",
-      model,
-      content: [],
-      stop_reason: null,
-      stop_sequence: null,
-      usage: { input_tokens: 1, output_tokens: 1 },
-    },
-  }]];
+  const events: [string, unknown][] = [messageStart(model)];
   calls.forEach((c, index) => {
     events.push(["content_block_start", {
       type: "content_block_start",
