@@ -261,10 +261,11 @@ Deno.test("flags a command does not take are errors, list's included", () => {
   const p = exampleProject();
   for (
     const [r, line] of [
-      [cg(p, ["list", "--json", "extra"]), "❌ unknown argument: extra"],
-      [cg(p, ["list", "--quiet"]), "❌ unknown argument: --quiet"],
-      [cg(p, ["verify", "--quiet", "CLAUDE.md"]), "❌ unknown option: --quiet"],
-      [cg(p, ["rollback", "--dry-run"]), "❌ unknown option: --dry-run"],
+      [cg(p, ["list", "--json", "extra"]), "❌ unexpected argument: extra"],
+      [cg(p, ["list", "--quiet"]), "❌ --quiet does not apply to list"],
+      [cg(p, ["verify", "--quiet", "CLAUDE.md"]), "❌ --quiet does not apply to verify"],
+      [cg(p, ["rollback", "--dry-run"]), "❌ --dry-run does not apply to rollback"],
+      [cg(p, ["list", "--jsno"]), "❌ unknown option: --jsno; did you mean --json?"],
       [
         tg(p, ["restore", "--dry-run", "--run-dir", "x", "CLAUDE.md"]),
         "❌ unknown option: --dry-run",

@@ -376,7 +376,8 @@ Deno.test("--budget N: one BUDGET line on stderr (numbers formatted, the top con
 Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdout", () => {
   for (
     const [args, line] of [
-      [["--budget"], "❌ --budget needs a whole number of tokens: "],
+      [["--budget"], "❌ --budget needs a value"],
+      [["--budget="], "❌ --budget needs a whole number of tokens: "],
       [["--budget", "-1"], "❌ --budget needs a whole number of tokens: -1"],
       [["--budget", "1.5"], "❌ --budget needs a whole number of tokens: 1.5"],
       [["--budget", "1e3"], "❌ --budget needs a whole number of tokens: 1e3"],
@@ -384,10 +385,11 @@ Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdo
         ["--budget", "99999999999999999999"],
         "❌ --budget needs a whole number of tokens: 99999999999999999999",
       ],
-      [["--format"], "❌ unknown format: "],
+      [["--format"], "❌ --format needs a value"],
+      [["--format", ""], "❌ unknown format: "],
       [["--format", "yaml"], "❌ unknown format: yaml"],
       [["--format", "x\ny"], '❌ unknown format: "x\\ny"'],
-      [["--loaded=1"], "❌ unknown option: --loaded=1"],
+      [["--loaded=1"], "❌ --loaded takes no value"],
     ] as const
   ) {
     const r = scan([...args]);

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
-import { git, makeTempDir, skipWithoutDenoFlags, writeTree } from "./_helpers.ts";
+import { git, makeTempDir, shownProgram, skipWithoutDenoFlags, writeTree } from "./_helpers.ts";
 import {
   buildExample,
   link,
@@ -18,9 +18,11 @@ import {
 import type { ScanDocument, ScanRow } from "../lib/scan/schema.ts";
 
 const HELP = [
-  "context-scan.ts - discover potential context inventory and byte-size proxies.",
+  "context-scan - discover potential context inventory and byte-size proxies.",
   "",
-  "  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help]",
+  `  ${
+    shownProgram("context-scan")
+  } [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help] [--version]`,
   "",
   "  --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)",
   "  --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)",
@@ -32,10 +34,10 @@ const HELP = [
   "  --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /",
   "  --observe-tiers (also invoke each skill and command, spawn each agent, read a file per",
   "  rule) / --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both",
-  "  --format F    json (default) | table (a report a person can read; alias: report)",
+  "  --format F    json (default; also --json) | table (a report a person can read; alias: report)",
   "  --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier",
   "                tier's total (always-on for all; loaded with --loaded); names the top contributors",
-  "  --json        emit JSON on stdout (the default; same as --format json)",
+  "  --version     print the version and commit. Options take --opt V or --opt=V; -- ends them",
   "",
   "Tiers are inventory buckets, not observed loading: always-on includes conditional/imported",
   "instructions and memory; per-spawn inventories agent files; per-invocation inventories skills",
@@ -95,12 +97,14 @@ Deno.test("--help/-h/help: exact 24 lines on stdout, exit 0; --bogus --help → 
   assert.equal(scan(["help"], { env: { HOME: undefined } }).code, 0);
 });
 
-Deno.test("--root missing/empty → --root needs a value, exit 2, empty stdout; --root=/x is an unknown option", () => {
+Deno.test("--root missing/empty → --root needs a value, exit 2, empty stdout; --root=/x is --root /x", () => {
   assertUsageError(scan(["--root"]), "❌ --root needs a value");
   assertUsageError(scan(["--root", ""]), "❌ --root needs a value");
+  assertUsageError(scan(["--root="]), "❌ --root needs a value");
   assertUsageError(scan(["--global", "--root"]), "❌ --root needs a value");
-  assertUsageError(scan(["--root=/x"]), "❌ unknown option: --root=/x");
+  assertUsageError(scan(["--root=/x/missing"]), "❌ not a directory: /x/missing");
   assertUsageError(scan(["--verbose"]), "❌ unknown option: --verbose");
+  assertUsageError(scan(["../demo"]), "❌ unexpected argument: ../demo");
 });
 
 Deno.test("--root /missing → not a directory: /missing, exit 2", () => {
@@ -112,9 +116,10 @@ Deno.test("--root /missing → not a directory: /missing, exit 2", () => {
   assertUsageError(scan(["--root", "--global"], { cwd: dir }), "❌ not a directory: --global");
 });
 
-Deno.test("--tier bogus and trailing --tier → unknown tier; --json accepted; repeated flag → last wins", () => {
+Deno.test("--tier bogus → unknown tier, trailing --tier → needs a value; --json accepted; repeated flag → last wins", () => {
   assertUsageError(scan(["--tier", "bogus"]), "❌ unknown tier: bogus");
-  assertUsageError(scan(["--tier"]), "❌ unknown tier: ");
+  assertUsageError(scan(["--tier=bogus"]), "❌ unknown tier: bogus");
+  assertUsageError(scan(["--tier"]), "❌ --tier needs a value");
   assertUsageError(scan(["--tier", "All"]), "❌ unknown tier: All");
   const a = makeTempDir("ctxkit-scan-a-");
   const b = makeTempDir("ctxkit-scan-b-");

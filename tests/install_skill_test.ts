@@ -431,10 +431,14 @@ Deno.test("install-skill: a compiled binary beside the wrapper runs first", () =
   const plugin = pluginLayout(false);
   install(plugin);
   const dir = join(plugin, "skills/context-slim/scripts");
-  writeFileSync(join(dir, "context-guard"), '#!/bin/sh\necho "binary: $*"\n');
+  writeFileSync(
+    join(dir, "context-guard"),
+    '#!/bin/sh\necho "binary: $* (as $CTXKIT_INVOKED_AS)"\n',
+  );
   chmodSync(join(dir, "context-guard"), 0o755);
   const r = bash(`bash "${dir}/context-guard.sh" list --json`, dir, { PATH: "/usr/bin:/bin" });
-  strictEqual(r.stdout, "binary: list --json\n", r.stderr);
+  // The wrapper names itself to the tool: its --help and --version say how the skill runs it.
+  strictEqual(r.stdout, `binary: list --json (as ${dir}/context-guard.sh)\n`, r.stderr);
 });
 
 Deno.test("install-skill: the recipe, as printed, then the skill's phases with deno on PATH", () => {

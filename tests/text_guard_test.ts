@@ -13,7 +13,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { git, makeTempDir, type RunResult, runTool } from "./_helpers.ts";
+import { git, makeTempDir, type RunResult, runTool, shownProgram } from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
@@ -35,6 +35,9 @@ const HELP = `text-guard - preservation guard for in-place text optimization.
 The optimizer rewrites files IN PLACE. This tool puts both sides of the
 quality gate on DISK so the gate survives a context compaction, and it undoes
 a rewrite that loses a critical fact.
+
+usage: ${shownProgram("text-guard")} <command> [options] [--] [<file>...]
+  (--opt V or --opt=V; -- ends the options; --help, --version)
 
   snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
@@ -69,8 +72,8 @@ Deno.test("text-guard: help, no arguments, unknown command", () => {
   const cwd = makeTempDir();
   const none = tg([], cwd);
   strictEqual(none.code, 2);
-  strictEqual(none.stdout, HELP);
-  strictEqual(none.stderr, "❌ FAILED EXIT:2\n");
+  strictEqual(none.stdout, "", "usage is no answer: it goes to stderr");
+  strictEqual(none.stderr, `${HELP}❌ FAILED EXIT:2\n`);
   for (const h of ["help", "-h", "--help"]) {
     const r = tg([h], cwd);
     strictEqual(r.code, 0);
@@ -90,7 +93,7 @@ Deno.test("text-guard: argument errors exit 2 with their exact message", () => {
     [["snapshot", "--bogus", "x"], "❌ unknown option: --bogus"],
     [["snapshot", "-"], "❌ unknown option: -"],
     [["snapshot", "--"], "❌ snapshot needs at least one file"], // `--` ends options
-    [["snapshot", "--tokens=ext", "x"], "❌ unknown option: --tokens=ext"],
+    [["snapshot", "--tokens=ext", "x"], "❌ --tokens does not apply to snapshot"],
     [["snapshot"], "❌ snapshot needs at least one file"],
     [["snapshot", "--allow-dirty"], "❌ snapshot needs at least one file"],
     [["checkpoint", "a"], "❌ checkpoint needs --run-dir and files"],
@@ -106,8 +109,8 @@ Deno.test("text-guard: argument errors exit 2 with their exact message", () => {
     [["restore", "--run-dir", "d"], "❌ restore needs at least one file"],
     [["status"], "❌ status needs --run-dir"],
     [["status", "--run-dir"], "❌ --run-dir needs a value"],
-    [["status", "--run-dir", "d", "x"], "❌ unknown argument: x"],
-    [["status", "--all"], "❌ unknown argument: --all"],
+    [["status", "--run-dir", "d", "x"], "❌ unexpected argument: x"],
+    [["status", "--all"], "❌ unknown option: --all"],
     [["status", "--run-dir", "d"], "❌ no snapshot dir: d/orig"],
   ];
   for (const [args, message] of cases) {

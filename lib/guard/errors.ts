@@ -70,12 +70,17 @@ export type SnapshotProblem = SnapshotMissingError["problem"];
 
 /** The run dir has no snapshot of what was asked for (exit 2). */
 export class SnapshotMissingError extends CtxkitError {
-  /** The run dir (or the backup root, for `no-backups`). */
+  /** The run dir (or the backup root, for `no-backups` and `no-match`). */
   readonly runDir: string;
   /** The root-relative file concerned, when there is one. */
   readonly rel?: string;
   /** What is missing. */
-  readonly problem: "no-snapshot-dir" | "no-snapshot" | "no-backups" | "not-in-manifest";
+  readonly problem:
+    | "no-snapshot-dir"
+    | "no-snapshot"
+    | "no-backups"
+    | "no-match"
+    | "not-in-manifest";
   /** Create the error. */
   constructor(
     problem: SnapshotMissingError["problem"],
