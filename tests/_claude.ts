@@ -3,7 +3,8 @@
  * that a fresh network namespace can be made here, and one observation of a fixture through
  * context-scan's own sandboxed observer. Every `claude` a test starts goes through
  * {@linkcode observeFixture}, which always runs it inside a fresh network namespace (only
- * loopback in it); a test never starts `claude` any other way.
+ * loopback in it) — or, for the user's own `/name` prompts, through `tests/_user_prompts.ts`, in
+ * the same namespace; a test never starts `claude` any other way.
  *
  * @module
  */

@@ -22,12 +22,14 @@ import { namespaceSkipReason, observeFixture, skipObserved } from "./_claude.ts"
 import { createLoadingStep } from "../lib/scan/loading.ts";
 import { scanRoots } from "../lib/scan/scan.ts";
 import { invocationText, readResult } from "../lib/scan/model/invocation.ts";
+import { pluginName } from "../lib/scan/model/plugins.ts";
 import { observedTierModel, observedTiers, tierPlan } from "../lib/scan/observe/tiers.ts";
-import { mainRequest } from "../lib/scan/observe/turns.ts";
+import { mainRequest, skillText } from "../lib/scan/observe/turns.ts";
 import type { ObservePlan } from "../lib/scan/observe/script.ts";
 import type { ScanRow } from "../lib/scan/schema.ts";
 import { TIER_RULES } from "../lib/scan/tier_rules.ts";
 import { rulesAndFixtures } from "./_rules.ts";
+import { userPromptSession } from "./_user_prompts.ts";
 
 interface Built {
   base: string;
@@ -132,7 +134,81 @@ function disagreements(seen: Seen): string[] {
     }
   }
   out.push(...seen.tiers.warnings);
+  out.push(...unobserved(seen));
   return out;
+}
+
+/**
+ * Rows whose model figure says Claude Code sends something per invocation, per spawn or on access
+ * but that the session never observed: each would escape the comparison.
+ */
+function unobserved(seen: Seen): string[] {
+  const compared = new Set([
+    ...seen.tiers.invocations.map((i) => `per-invocation ${i.path}`),
+    ...seen.tiers.spawns.map((s) => `per-spawn ${s.path}`),
+    ...seen.tiers.accesses.map((a) => `always-on ${a.path}`),
+  ]);
+  const sent = (r: ScanRow) =>
+    r.tier === "always-on"
+      ? (r.on_access_bytes ?? 0) > 0
+      : (r.loaded_bytes ?? 0) > 0 && ["invoked-skill", "invoked-command", "selected-agent"]
+        .includes(r.loading);
+  // What only the user's /name invokes is observed by its own session (userInvoked).
+  const userOnly = (r: ScanRow) => r.limits?.includes("user-invoked-only") === true;
+  return seen.rows.filter((r) => sent(r) && !userOnly(r) && !compared.has(`${r.tier} ${r.path}`))
+    .map((r) => `${r.path}: row ${r.loaded_bytes || r.on_access_bytes} bytes, never observed`);
+}
+
+const COMMAND_MESSAGE = /^<command-message>([^<]*)<\/command-message>/;
+
+/**
+ * The rows only the user's `/name` invokes (`user-invoked-only`), each invoked once by a user
+ * message of one session: every one whose text Claude Code did not send as the row's
+ * `loaded_bytes` says, one line each. `names` gives each row's `/name` (by path).
+ */
+async function userInvoked(
+  claude: string,
+  built: Built,
+  rows: readonly ScanRow[],
+): Promise<{ compared: number; problems: string[] }> {
+  // A skill by its folder, a command by its file (none nested here); a plugin's prefixed.
+  const names = (r: ScanRow) => {
+    const own = r.path.endsWith("/SKILL.md")
+      ? r.path.split("/").at(-2)!
+      : r.path.slice(r.path.lastIndexOf("/") + 1, -".md".length);
+    const plugin = built.pluginDirs.find((d) => r.path.startsWith(`${d}/`));
+    return plugin === undefined ? own : `${pluginName(plugin)}:${own}`;
+  };
+  const chosen = rows.filter((r) =>
+    r.tier === "per-invocation" && r.limits?.includes("user-invoked-only") === true
+  );
+  assert.equal(new Set(chosen.map(names)).size, chosen.length, "one /name per row");
+  if (chosen.length === 0) return { compared: 0, problems: [] };
+  const session = await userPromptSession(claude, built, chosen.map((r) => `/${names(r)}`));
+  // Each prompt's `<command-message>name</command-message>` block, then its text block.
+  const sent = new Map<string, string>();
+  const body = JSON.parse(session.last) as { messages: { role: string; content: unknown }[] };
+  for (const m of body.messages) {
+    if (m.role !== "user" || !Array.isArray(m.content)) continue;
+    const texts = (m.content as { type: string; text?: string }[]).filter((b) => b.type === "text");
+    texts.forEach((b, i) => {
+      const name = COMMAND_MESSAGE.exec(b.text ?? "")?.[1];
+      const next = texts[i + 1]?.text;
+      if (name === undefined || next === undefined) return;
+      // Merging messages, Claude Code ends a block that is not its message's last with a \n.
+      const own = i + 1 < texts.length - 1 && next.endsWith("\n") ? next.slice(0, -1) : next;
+      sent.set(name, skillText(own)?.text ?? own);
+    });
+  }
+  const problems: string[] = [];
+  for (const r of chosen) {
+    const text = sent.get(names(r));
+    const bytes = text === undefined ? undefined : new TextEncoder().encode(text).length;
+    if (bytes !== r.loaded_bytes) {
+      problems.push(`/${names(r)}: Claude Code ${bytes ?? "nothing"}, row ${r.loaded_bytes}`);
+    }
+  }
+  return { compared: chosen.length, problems };
 }
 
 /** The `claude` to observe with: the pinned one, or `CTXKIT_TIERS_CLAUDE_VERSION`'s. */
@@ -151,6 +227,7 @@ Deno.test("tiers: every tier rule names fixtures that exist, and every fixture o
     "skill-arguments",
     "skill-references",
     "hook-events",
+    "user-invoked-only",
   ];
   assert.deepEqual(rulesAndFixtures(TIER_RULES, names), []);
 });
@@ -219,6 +296,28 @@ Deno.test("tiers: skill-arguments — with arguments, the text is the model's fo
     }, args).text;
     assert.deepEqual(request.skills.get(dir), [expected], skill);
   }
+});
+
+Deno.test("tiers: user-invoked-only — the user's /name sends what the row says", async () => {
+  const claude = await tiersClaude();
+  if (claude === undefined) return;
+  const off = "disable-model-invocation: true";
+  const built = build({
+    [`${S}/uo-plain/SKILL.md`]:
+      `---\ndescription: plain\n${off}\n---\n\nIn \${CLAUDE_SKILL_DIR} with [$ARGUMENTS]\n\n\n`,
+    [`${S}/uo-yes/SKILL.md`]: "---\ndescription: yes\ndisable-model-invocation: YES\n---\nYes body",
+    [`${S}/uo-named/SKILL.md`]: `---\nname: other\ndescription: named\n${off}\n---\nNamed\n`,
+    [`${S}/listed/SKILL.md`]: "---\ndescription: listed\n---\nListed\n",
+    "proj/.claude/commands/uo-cmd.md": `---\ndescription: command\n${off}\n---\nCommand body\n`,
+    "cfg/skills/uo-global/SKILL.md":
+      `---\ndescription: global\n${off}\n---\nGlobal \${CLAUDE_SKILL_DIR}\n`,
+    "plug/.claude-plugin/plugin.json": '{"name":"up"}',
+    "plug/skills/uo-plugin/SKILL.md":
+      `---\ndescription: plugin\n${off}\n---\nRoot \${CLAUDE_PLUGIN_ROOT} data \${CLAUDE_PLUGIN_DATA}\n`,
+  }, ["plug"]);
+  const { compared, problems } = await userInvoked(claude, built, scannedRows(built));
+  assert.deepEqual(problems, []);
+  assert.equal(compared, 6, "every user-only skill (not the listed one) was invoked");
 });
 
 Deno.test("tiers: skill-references — a skill's other files as the Read tool returns them whole", async () => {
@@ -385,9 +484,11 @@ Deno.test("tiers: real public repositories as plugins — every skill, command, 
     const found = disagreements({ rows, tiers }).filter((p) =>
       !noTools.includes(p) && ![...unspawnable].some((a) => p.startsWith(`agent ${a}: `))
     );
+    const byUser = await userInvoked(claude, built, rows);
+    found.push(...byUser.problems);
     const name = repo.slice(repo.lastIndexOf("/") + 1);
     console.log(
-      `${name}: ${tiers.invocations.length} invocations, ${tiers.spawns.length} spawns (${unspawnable.size} refused for want of MCP tools), ${found.length} disagreements`,
+      `${name}: ${tiers.invocations.length} invocations, ${byUser.compared} by the user's /name, ${tiers.spawns.length} spawns (${unspawnable.size} refused for want of MCP tools), ${found.length} disagreements`,
     );
     problems.push(...found.map((p) => `${name}: ${p}`));
   }

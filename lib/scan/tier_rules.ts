@@ -62,8 +62,8 @@ export const INVOCATION_SHELL: TierRule = rule(
 
 /** Which skills can be invoked. */
 export const INVOCABLE: TierRule = rule(
-  "a listed skill or command can be invoked through the Skill tool by its listed name; a nested skills/group/x/SKILL.md is neither listed nor invocable; disable-model-invocation refuses the Skill tool (the user's /name still sends the body); context: fork sends the body as a subagent's prompt instead; references/ files are never sent with the body",
-  "skill-bodies, skills-nested, skill-fork",
+  "a listed skill or command can be invoked through the Skill tool by its listed name; a nested skills/group/x/SKILL.md is neither listed nor invocable; disable-model-invocation (1, true, yes or on, any case) refuses the Skill tool, and the user's /name (a plugin's /plugin:name) sends the same text, a skill's header included, after `<command-message>` tags — a command's too, listed or not; context: fork sends the body as a subagent's prompt instead; references/ files are never sent with the body",
+  "skill-bodies, skills-nested, skill-fork, user-invoked-only",
 );
 
 /** A file's Read result. */

@@ -16,6 +16,7 @@ import { READ_MAX_BYTES } from "../tier_rules.ts";
 import { invocationText, readResult, splitClaudeFrontmatter } from "./invocation.ts";
 import { type OnAccessSource, onAccessSources } from "./on_access.ts";
 import { readText } from "./read.ts";
+import { isTrue } from "./listing.ts";
 import { pluginName } from "./plugins.ts";
 import type { LoadingModel, ModelRoots } from "./source.ts";
 import { utf8 } from "./source.ts";
@@ -125,9 +126,7 @@ export function invocationFigure(
   });
   const yaml = splitClaudeFrontmatter(read.text).yaml;
   const fields = yaml === undefined ? new Map() : parseFrontmatter(yaml);
-  const disabled = ["true", "True", "yes"].includes(
-    scalar(fields.get("disable-model-invocation")) ?? "",
-  );
+  const disabled = isTrue(fields.get("disable-model-invocation"));
   const limits = new Set<LimitCode>();
   if (sent.frontmatterStripped) limits.add("frontmatter-stripped");
   if (sent.shell) limits.add("shell-runtime");
@@ -205,9 +204,11 @@ export function tierModel(
       });
     }
   }
-  // Skills Claude Code reads but does not list (disable-model-invocation): the user's /name.
+  // Skills and commands Claude Code reads but does not list (disable-model-invocation): the
+  // user's /name. (The name is the file's or folder's: the Skill tool never takes it.)
   for (const path of model.listingFiles) {
-    if (invocations.has(path) || basename(path) !== "SKILL.md") continue;
+    if (invocations.has(path)) continue;
+    const kind = basename(path) === "SKILL.md" ? "skill" : "command";
     const plugin = pluginOf(path, plugins);
     const root: RootLabel = plugin !== undefined
       ? "plugin"
@@ -215,7 +216,8 @@ export function tierModel(
       ? "global"
       : "project";
     const userLevel = model.pluginFiles.some((f) => f.path === path && f.userLevel);
-    const entry = { root, userLevel, kind: "skill", name: basename(dirname(path)) } as const;
+    const name = kind === "skill" ? basename(dirname(path)) : basename(path).replace(/\.md$/, "");
+    const entry = { root, userLevel, kind, name } as const;
     const figure = invocationFigure(path, entry, roots, plugins);
     if (figure !== undefined && !figure.modelInvocable) invocations.set(path, figure);
   }

@@ -158,7 +158,7 @@ Deno.test("globExample: a concrete path each glob form matches", () => {
   );
 });
 
-Deno.test("tierModel: every listed skill, command and agent, the user-only skill, on-access sources", () => {
+Deno.test("tierModel: every listed skill, command and agent, user-only skills and commands, on-access sources", () => {
   const base = makeTempDir("ctxkit-tiers-model-");
   writeTree(base, {
     "p/CLAUDE.md": "top @imported.md\n",
@@ -168,6 +168,10 @@ Deno.test("tierModel: every listed skill, command and agent, the user-only skill
       "---\ndescription: m\ndisable-model-invocation: true\n---\nM\n",
     "p/.claude/skills/fork/SKILL.md": "---\ndescription: f\ncontext: fork\n---\nF\n",
     "p/.claude/commands/c.md": "---\ndescription: c\n---\nC\n",
+    // Any case of 1, true, yes or on, as the listing reads it; a command may be user-only too.
+    "p/.claude/skills/shout/SKILL.md":
+      "---\ndescription: y\ndisable-model-invocation: YES\n---\nY\n",
+    "p/.claude/commands/uc.md": "---\ndescription: u\ndisable-model-invocation: on\n---\nUC\n",
     "p/.claude/agents/a.md": "---\nname: a\ndescription: a\ntools: Read\n---\nA\n",
     "p/.claude/rules/r.md": "---\npaths: src/**\n---\nR\n",
     "p/src/CLAUDE.md": "src @../imported.md @inner.md\n",
@@ -192,6 +196,8 @@ Deno.test("tierModel: every listed skill, command and agent, the user-only skill
       ["p/.claude/skills/s/SKILL.md", "skill", "s", 7, true, false],
       ["p/.claude/commands/c.md", "command", "c", 2, true, false],
       ["p/.claude/skills/manual/SKILL.md", "skill", "manual", 2, false, false],
+      ["p/.claude/skills/shout/SKILL.md", "skill", "shout", 2, false, false],
+      ["p/.claude/commands/uc.md", "command", "uc", 3, false, false],
     ],
   );
   assert.deepEqual([...tiers.spawns.values()].map((f) => [f.name, f.bytes, f.skillTool]), [[
