@@ -108,16 +108,56 @@ export function binaryPath(tool: Tool): string {
  * for the running source, bundle or binary with `permissions`.
  */
 export function selfCommandWords(tool: Tool, permissions: readonly string[]): string[] {
-  const deno = Deno.execPath();
+  return selfCommandWordsIn(
+    { runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR },
+    tool,
+    permissions,
+  );
+}
+
+/**
+ * {@linkcode selfCommandWords} for a run by {@linkcode runToolAsUser}: the program it runs may be a
+ * copy that user can reach (a checkout under a private folder is copied), and the tool names the
+ * program it runs as.
+ */
+export function selfCommandWordsAsUser(tool: Tool, permissions: readonly string[]): string[] {
+  if (!IS_ROOT) return selfCommandWords(tool, permissions);
+  userSetup ??= setUpUser();
+  if (!userSetup.ok) throw new Error(`selfCommandWordsAsUser: ${userSetup.reason}`);
+  return selfCommandWordsIn(userSetup.place, tool, permissions);
+}
+
+/** {@linkcode selfCommandWords} for a program at `place` (the checkout, or a copy of it). */
+function selfCommandWordsIn(
+  place: ProgramPlace,
+  tool: Tool,
+  permissions: readonly string[],
+): string[] {
   if (TARGET === "source") {
-    return [deno, "run", ...permissions, "--no-config", join(REPO, "bin", `${tool}.ts`)];
+    return [
+      place.runtime,
+      "run",
+      ...permissions,
+      "--no-config",
+      join(place.root, "bin", `${tool}.ts`),
+    ];
   }
-  const bundle = TARGET === "bundle"
-    ? join(REPO, "dist", `${tool}.js`)
-    : standInBundle(binaryPath(tool));
+  if (TARGET === "bundle") {
+    return [
+      place.runtime,
+      "run",
+      ...permissions,
+      "--no-config",
+      join(place.root, "dist", `${tool}.js`),
+    ];
+  }
+  const binary = place.binaries === BINARY_DIR
+    ? binaryPath(tool)
+    : join(place.binaries, binaryFileName(tool));
+  const bundle = standInBundle(binary);
   return bundle === undefined
-    ? [binaryPath(tool)]
-    : [deno, "run", ...permissions, "--no-config", bundle];
+    ? [binary]
+    : [Deno.execPath(), "run", ...permissions, "--no-config", bundle];
 }
 
 /**
