@@ -253,17 +253,22 @@ export function readHead(
 ): { bytes: Uint8Array; size: number; info: Deno.FileInfo } {
   const { file, info } = openRegular(path, options);
   try {
-    const buf = new Uint8Array(Math.min(limit, info.size));
-    let got = 0;
-    while (got < buf.length) {
-      const n = file.readSync(buf.subarray(got));
-      if (n === null || n === 0) break;
-      got += n;
-    }
-    return { bytes: buf.subarray(0, got), size: info.size, info };
+    return { bytes: readUpTo(file, Math.min(limit, info.size)), size: info.size, info };
   } finally {
     file.close();
   }
+}
+
+/** At most `count` bytes of an open file from its position (fewer when it ends first). */
+export function readUpTo(file: Deno.FsFile, count: number): Uint8Array {
+  const buf = new Uint8Array(count);
+  let got = 0;
+  while (got < buf.length) {
+    const n = file.readSync(buf.subarray(got));
+    if (n === null || n === 0) break;
+    got += n;
+  }
+  return buf.subarray(0, got);
 }
 
 /**

@@ -9,6 +9,7 @@
  */
 
 import { MEMORY_INDEX } from "./loading_rules.ts";
+import { runTable } from "./read_memo.ts";
 
 const FENCE_LINE = /^---[ \t\v\f\r]*$/;
 
@@ -434,6 +435,18 @@ function flowList(value: string): string[] {
  * ```
  */
 export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
+  // A `--loaded` run parses each text once (the listing, the invocation and the spawn read the
+  // same files): each caller gets its own map of the shared, never-modified values.
+  const parsed = runTable<Map<string, YamlValue>>("frontmatter");
+  let fields = parsed?.get(yaml);
+  if (fields === undefined) {
+    fields = parseFields(yaml);
+    parsed?.set(yaml, fields);
+  }
+  return new Map(fields);
+}
+
+function parseFields(yaml: string): Map<string, YamlValue> {
   const result = new Map<string, YamlValue>();
   const raw = yaml.split("\n").map((l) => l.replace(/\r$/, ""));
   // A block whose every line is indented alike is a mapping all the same: read it dedented.

@@ -77,14 +77,16 @@ export class Discovery {
 
   /**
    * Stream `path` through `scanner` (only as far as its result needs): the file's size and the
-   * result, or `undefined` after recording an issue when it cannot be read.
+   * result, or `undefined` after recording an issue when it cannot be read; `share` keeps a small
+   * file's text for the loading model (`files.ts`).
    */
   scan<R>(
     root: RootLabel,
     path: string,
     scanner: LineScanner<R>,
+    share = false,
   ): { size: number; result: R } | undefined {
-    const read = scanFile(path, scanner);
+    const read = scanFile(path, scanner, undefined, share);
     if (read.ok) return { size: read.size, result: read.result };
     this.issue(root, path, `'${path}': ${read.reason}`);
     return undefined;
@@ -166,7 +168,8 @@ function addFileRow(
   tier: Tier,
   loading: Loading,
 ): void {
-  const read = measureFile(path);
+  // The loading model reads every such file but a skill's other files (`files.ts`'s `share`).
+  const read = measureFile(path, loading !== "on-demand");
   if (!read.ok) return out.issue(label, path, `'${path}': ${read.reason}`);
   out.rows.push({
     path,
@@ -300,7 +303,7 @@ export function scanRoot(out: Discovery, label: "project" | "global", root: stri
     ...instructionFiles(out, label, `${root}/.claude/rules`),
   ].sort(compareUtf8);
   for (const path of rules) {
-    const rule = out.scan(label, path, new RuleScopeScanner());
+    const rule = out.scan(label, path, new RuleScopeScanner(), true);
     if (rule === undefined) continue;
     const loading = rule.result ? "path-scoped-rule" : "unscoped-rule";
     out.rows.push({
@@ -331,7 +334,7 @@ export function scanRoot(out: Discovery, label: "project" | "global", root: stri
   const classes = rootWalk(out, label, root, rootStat);
 
   for (const path of classes.hooks) {
-    const hook = out.scan(label, path, new HookScanner());
+    const hook = out.scan(label, path, new HookScanner(), true);
     if (hook === undefined) continue;
     const estimate = hook.result;
     if (estimate <= 1) continue;
@@ -347,7 +350,7 @@ export function scanRoot(out: Discovery, label: "project" | "global", root: stri
   }
 
   for (const path of classes.agents) {
-    const agent = out.scan(label, path, new DescriptionScanner());
+    const agent = out.scan(label, path, new DescriptionScanner(), true);
     if (agent === undefined) continue;
     out.rows.push({
       path,

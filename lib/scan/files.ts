@@ -5,7 +5,8 @@
  * the non-UTF-8 name test (`references/context-scan.md#non-utf-8-names`).
  *
  * Nothing here throws for an I/O error; a missing Deno grant is rethrown so the command line
- * reports it as such. Files are never read whole: {@linkcode scanFile} streams them in fixed-size
+ * reports it as such. Files are never read whole (but small ones inside a `--loaded` run, kept for
+ * the loading model: `read_memo.ts`): {@linkcode scanFile} streams them in fixed-size
  * chunks and stops as soon as its measurement is settled.
  *
  * @module
@@ -18,9 +19,11 @@ import {
   openRegular,
   type ReadRefusal,
   ReadRefusedError,
+  readUpTo,
   streamFile,
 } from "../_fs/read.ts";
 import type { LineScanner } from "./measure.ts";
+import { decodeText, recalled, remember, SHARED_TEXT_BYTES, sharingReads } from "./read_memo.ts";
 
 /** A `stat` result (links followed), or the error that prevented it. */
 export type StatOutcome = Deno.FileInfo | { error: unknown };
@@ -96,16 +99,33 @@ function reasonOf(e: unknown): string {
 
 /**
  * Open `path` (expected to be a regular file, links followed) and take its size. Opening proves
- * readability: a row needs it even when the bytes are not looked at.
+ * readability: a row needs it even when the bytes are not looked at. With `share`, a small file's
+ * text is kept for the loading model when a `--loaded` run shares its reads.
  */
-export function measureFile(path: string): Measured {
+export function measureFile(path: string, share = false): Measured {
   try {
     const { file, info } = openRegular(path);
-    file.close();
+    try {
+      if (share) sharedText(path, file, info.size);
+    } finally {
+      file.close();
+    }
     return { ok: true, size: info.size };
   } catch (e) {
     return { ok: false, reason: reasonOf(e) };
   }
+}
+
+/**
+ * Inside a `--loaded` run (`read_memo.ts`), the bytes of the small file just opened at `path`,
+ * kept as the run's read of it: the loading model then never opens it again. Undefined (nothing
+ * read) outside a run, for a larger file, or when the run has read `path` already.
+ */
+function sharedText(path: string, file: Deno.FsFile, size: number): Uint8Array | undefined {
+  if (!sharingReads() || size > SHARED_TEXT_BYTES || recalled(path) !== undefined) return undefined;
+  const bytes = readUpTo(file, size);
+  remember(path, { kind: "text", text: decodeText(bytes), size: bytes.length });
+  return bytes;
 }
 
 /** A streamed measurement: the file's size (its `fstat`) and the scanner's result. */
@@ -114,7 +134,8 @@ export type Scanned<R> = { ok: true; size: number; result: R } | { ok: false; re
 /**
  * Stream the regular file at `path` (links followed) through `scanner` in chunks of `chunkBytes`,
  * stopping once the result is settled. Memory is one chunk whatever the file's size; the size is
- * the opened file's `fstat` size, as for every other row.
+ * the opened file's `fstat` size, as for every other row. With `share`, a small file is read whole
+ * first and its text kept for the loading model when a `--loaded` run shares its reads.
  *
  * @example
  * ```ts ignore
@@ -126,11 +147,19 @@ export function scanFile<R>(
   path: string,
   scanner: LineScanner<R>,
   chunkBytes: number = CHUNK_BYTES,
+  share = false,
 ): Scanned<R> {
   try {
     const { file, info } = openRegular(path);
     try {
-      streamFile(file, info.size, chunkBytes, (chunk) => scanner.push(chunk));
+      // A file read whole for the run is scanned from those bytes, the same chunks, then whatever
+      // follows them (a file grown since its stat).
+      const whole = (share ? sharedText(path, file, info.size) : undefined) ?? new Uint8Array();
+      let settled = false;
+      for (let at = 0; at < whole.length && !settled; at += chunkBytes) {
+        settled = scanner.push(whole.subarray(at, at + chunkBytes));
+      }
+      if (!settled) streamFile(file, info.size, chunkBytes, (chunk) => scanner.push(chunk));
       return { ok: true, size: info.size, result: scanner.finish() };
     } finally {
       file.close();

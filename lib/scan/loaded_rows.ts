@@ -13,8 +13,9 @@ import { isSymlink } from "../_fs/inspect.ts";
 import { dirname } from "../paths.ts";
 import type { LoadedSource, LoadingModel } from "./claude_model.ts";
 import type { CandidateRow } from "./discovery.ts";
-import { statFollow } from "./files.ts";
+import { measureFile, statFollow } from "./files.ts";
 import { markdownBelow } from "./model/read.ts";
+import { runTable } from "./read_memo.ts";
 import type { LoadingContext } from "./scan.ts";
 
 /** `path` with the physical start directory `physical` renamed to the root as given. */
@@ -30,11 +31,23 @@ export function logicalName(physical: string, logical: string): (path: string) =
 
 /** The file a symbolic link `path` resolves to (renamed by `name`), or undefined. */
 export function linkTarget(path: string, name: (p: string) => string): string | undefined {
-  if (!isSymlink(path)) return undefined;
+  // Once a run (`read_memo.ts`): the view and the rows ask about the same files.
+  const known = runTable<string | null>("link");
+  let target = known?.get(path);
+  if (target === undefined) {
+    target = resolvedLink(path);
+    known?.set(path, target);
+  }
+  return target === null ? undefined : name(target);
+}
+
+/** The real path a symbolic link `path` resolves to, or null (no link, or a dangling one). */
+function resolvedLink(path: string): string | null {
+  if (!isSymlink(path)) return null;
   try {
-    return name(Deno.realPathSync(path));
+    return Deno.realPathSync(path);
   } catch {
-    return undefined;
+    return null;
   }
 }
 
@@ -42,6 +55,15 @@ export function linkTarget(path: string, name: (p: string) => string): string | 
 function fileSize(path: string): number | undefined {
   const st = statFollow(path);
   return "error" in st || !st.isFile ? undefined : st.size;
+}
+
+/**
+ * The size of a plugin skill's other file, as {@linkcode fileSize}, in one open that keeps its
+ * text for the Read tool's figure (`read_memo.ts`).
+ */
+function sharedSize(path: string): number | undefined {
+  const measured = measureFile(path, true);
+  return measured.ok ? measured.size : fileSize(path);
 }
 
 /** The model as the inventory sees it. */
@@ -114,7 +136,7 @@ export function modelView(
     // still resolved, so a loop through links ends.
     const references = `${dirname(f.path)}/references`;
     for (const ref of markdownBelow(references, new Set(), references)) {
-      const refSize = fileSize(ref);
+      const refSize = sharedSize(ref);
       if (refSize === undefined) continue;
       pluginRows.push({
         ...row,

@@ -114,6 +114,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   let tiers: TierRows | undefined;
   const byKey = new Map<string, LoadedSource>();
   return {
+    run: withOneReadEach,
     addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[] {
       // The global root always takes part (its skills count toward the listing budget, its files
       // are read first); its rows are reported only with --global.

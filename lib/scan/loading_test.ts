@@ -4,6 +4,9 @@ import { applyBudget, importPath, listingBudget, ruleIsConditional } from "./cla
 import { loadingModel } from "./claude_model.ts";
 import { managedRoot } from "./model/settings.ts";
 import { readText, withOneReadEach } from "./model/read.ts";
+import { measureFile, scanFile } from "./files.ts";
+import { RuleScopeScanner } from "./measure.ts";
+import { parseFrontmatter } from "./claude_text.ts";
 
 Deno.test("importPath: fragments dropped, ~ below home, absolute, relative to the importer", () => {
   assert.equal(importPath("a.md#x", "/r/sub/CLAUDE.md", "/h"), "/r/sub/a.md");
@@ -92,4 +95,47 @@ Deno.test("withOneReadEach: a path is read once inside a run, afresh outside it"
     size: 6,
   }]);
   assert.deepEqual(readText(path), { kind: "text", text: "second, longer\n", size: 15 });
+});
+
+// The inventory's measurement shares its read with the model inside a run
+// (references/context-scan.md#performance): a file the inventory opened is not opened again, and
+// both see the one version it read.
+Deno.test("withOneReadEach: the inventory's shared measurement is the model's read", () => {
+  const base = makeTempDir("ctxkit-one-read-");
+  const skill = `${base}/SKILL.md`;
+  const rule = `${base}/rule.md`;
+  const other = `${base}/ref.md`;
+  Deno.writeTextFileSync(skill, "---\ndescription: a\n---\nbody\n");
+  Deno.writeTextFileSync(rule, "---\npaths: src/**\n---\nrule\n");
+  Deno.writeTextFileSync(other, "first\n");
+  const seen = withOneReadEach(() => {
+    const measured = measureFile(skill, true);
+    const scanned = scanFile(rule, new RuleScopeScanner(), undefined, true);
+    const unshared = measureFile(other);
+    for (const p of [skill, rule, other]) Deno.writeTextFileSync(p, "changed\n");
+    return { measured, scanned, texts: [skill, rule, other].map(readText) };
+  });
+  assert.deepEqual(seen.measured, { ok: true, size: 28 });
+  assert.deepEqual(seen.scanned, { ok: true, size: 27, result: true });
+  assert.deepEqual(seen.texts, [
+    { kind: "text", text: "---\ndescription: a\n---\nbody\n", size: 28 },
+    { kind: "text", text: "---\npaths: src/**\n---\nrule\n", size: 27 },
+    // Measured without `share`: read by the model itself.
+    { kind: "text", text: "changed\n", size: 8 },
+  ]);
+  // Outside a run, nothing is kept.
+  Deno.writeTextFileSync(skill, "again\n");
+  assert.deepEqual(measureFile(skill, true), { ok: true, size: 6 });
+  Deno.writeTextFileSync(skill, "again, longer\n");
+  assert.deepEqual(readText(skill), { kind: "text", text: "again, longer\n", size: 14 });
+});
+
+Deno.test("parseFrontmatter: inside a run, each caller gets its own map of one parse", () => {
+  const [a, b] = withOneReadEach(() => {
+    const a = parseFrontmatter("name: x\ntools: [A, B]\n");
+    a.set("name", "changed");
+    return [a, parseFrontmatter("name: x\ntools: [A, B]\n")];
+  });
+  assert.equal(a.get("name"), "changed");
+  assert.deepEqual([...b], [["name", "x"], ["tools", ["A", "B"]]]);
 });

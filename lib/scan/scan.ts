@@ -55,6 +55,11 @@ export interface LoadingStep {
   addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[];
   /** The admitted rows, each with `loaded_bytes`, `loaded_tokens` and `limits`. */
   annotate(rows: readonly ScanRow[]): ScanRow[];
+  /**
+   * Runs the whole scan (discovery included): the step's reads and the inventory's share one read
+   * of each file (`references/context-scan.md#performance`).
+   */
+  run<T>(scan: () => T): T;
 }
 
 /** A finished scan. */
@@ -104,6 +109,12 @@ export function scanRoots(
   options: ScanOptions = {},
   loading?: LoadingStep,
 ): ScanResult {
+  return loading === undefined
+    ? scanWith(roots, options)
+    : loading.run(() => scanWith(roots, options, loading));
+}
+
+function scanWith(roots: ScanRoots, options: ScanOptions, loading?: LoadingStep): ScanResult {
   const tier = options.tier ?? "all";
   const out = new Discovery();
 

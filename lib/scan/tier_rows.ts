@@ -15,6 +15,7 @@ import { LIMIT_MEANINGS } from "./loading_rules.ts";
 import { tokensOf } from "./measure.ts";
 import type { OnAccessSource } from "./model/on_access.ts";
 import { readText } from "./model/read.ts";
+import { recalled } from "./read_memo.ts";
 import { readFigure, type TierModel } from "./model/tiers.ts";
 import { PluginHooksSchema } from "./claude_schema.ts";
 import type { HookFiring, LimitCode, ScanRow } from "./schema.ts";
@@ -27,6 +28,9 @@ function ordered(limits: Iterable<LimitCode>): LimitCode[] {
 }
 
 function sizeOf(path: string): number {
+  // A text the run has read is sized (`read_memo.ts`).
+  const read = recalled(path);
+  if (read?.kind === "text") return read.size;
   const st = statFollow(path);
   return "error" in st ? 0 : st.size;
 }
@@ -86,31 +90,29 @@ export function tierRows(tiers: TierModel, name: (path: string) => string = (p) 
     extraRows(candidates, includeGlobal) {
       const have = new Set(candidates.map((c) => `${c.tier}\0${c.path}`));
       const rows: CandidateRow[] = [];
-      const push = (row: CandidateRow, userLevel = false) => {
+      // A file row the inventory lacks, sized only then (most are in it already).
+      const push = (
+        row: Omit<CandidateRow, "kind" | "bytes" | "estimated">,
+        userLevel = false,
+      ) => {
         const key = `${row.tier}\0${row.path}`;
         // Global and installed-plugin sources are reported with --global only.
         if (have.has(key) || (!includeGlobal && (row.root === "global" || userLevel))) return;
         have.add(key);
-        rows.push(row);
+        rows.push({ ...row, kind: "file", bytes: sizeOf(row.path), estimated: false });
       };
-      const file = (path: string) => ({
-        path,
-        kind: "file" as const,
-        bytes: sizeOf(path),
-        estimated: false,
-      });
       for (const f of invocations.values()) {
         const loading = f.kind === "skill" ? "invoked-skill" : "invoked-command";
-        push({ ...file(f.path), root: f.root, tier: "per-invocation", loading }, f.userLevel);
+        push({ path: f.path, root: f.root, tier: "per-invocation", loading }, f.userLevel);
       }
       for (const f of spawns.values()) {
         push(
-          { ...file(f.path), root: f.root, tier: "per-spawn", loading: "selected-agent" },
+          { path: f.path, root: f.root, tier: "per-spawn", loading: "selected-agent" },
           f.userLevel,
         );
       }
       for (const s of onAccess.values()) {
-        push({ ...file(s.path), root: s.root, tier: "always-on", loading: loadingOf(s) });
+        push({ path: s.path, root: s.root, tier: "always-on", loading: loadingOf(s) });
       }
       return rows;
     },

@@ -109,11 +109,7 @@ class Instructions {
   }
 
   #key(path: string): string {
-    try {
-      return Deno.realPathSync(path);
-    } catch {
-      return path;
-    }
+    return realOrSelf(path);
   }
 
   /**

@@ -12,40 +12,16 @@ import { compareUtf8 } from "../../sort.ts";
 import { parseFrontmatter, splitFrontmatter } from "../claude_text.ts";
 import { statFollow } from "../files.ts";
 import { LARGE_FILE_BYTES } from "./source.ts";
+import { decodeText, recalled, remember, runTable, type TextRead } from "../read_memo.ts";
 
-const decoder = new TextDecoder();
-
-/** A file as the model reads it: its text, or why there is none. */
-export type TextRead =
-  | { kind: "text"; text: string; size: number }
-  | { kind: "large"; size: number }
-  | { kind: "missing" }
-  | { kind: "unreadable" };
-
-/** The reads of the current {@linkcode withOneReadEach} run, by path. */
-let memo: Map<string, TextRead> | undefined;
-
-/**
- * `fn` run with every {@linkcode readText} of one path answered by its first read: one `--loaded`
- * run models start-up and then every tier from the same files (`references/context-scan.md#performance`)
- * — each is read once, and both models see one version of it.
- */
-export function withOneReadEach<T>(fn: () => T): T {
-  const outer = memo;
-  memo ??= new Map();
-  try {
-    return fn();
-  } finally {
-    memo = outer;
-  }
-}
+export { type TextRead, withOneReadEach } from "../read_memo.ts";
 
 /** `path` read whole (up to {@linkcode LARGE_FILE_BYTES}), following links. */
 export function readText(path: string): TextRead {
-  const known = memo?.get(path);
+  const known = recalled(path);
   if (known !== undefined) return known;
   const read = readOnce(path);
-  memo?.set(path, read);
+  remember(path, read);
   return read;
 }
 
@@ -54,7 +30,7 @@ function readOnce(path: string): TextRead {
     // The file's size is known once it is open: one read of that many bytes (no read for the end).
     const { bytes, size } = readHead(path, LARGE_FILE_BYTES);
     if (size > LARGE_FILE_BYTES) return { kind: "large", size };
-    return { kind: "text", text: decoder.decode(bytes), size: bytes.length };
+    return { kind: "text", text: decodeText(bytes), size: bytes.length };
   } catch (e) {
     if (e instanceof ReadRefusedError) {
       if (e.refusal === "too-large") {
@@ -146,11 +122,18 @@ export function isInside(real: string, root: string): boolean {
 
 /** `path` with every link resolved, or `path` itself when it cannot be resolved. */
 export function realOrSelf(path: string): string {
-  try {
-    return Deno.realPathSync(path);
-  } catch {
-    return path;
+  // Once a run (`read_memo.ts`): start-up and access rules resolve the same files.
+  const known = runTable<string>("real");
+  let real = known?.get(path);
+  if (real === undefined) {
+    try {
+      real = Deno.realPathSync(path);
+    } catch {
+      real = path;
+    }
+    known?.set(path, real);
   }
+  return real;
 }
 
 /** The directories from `/` down to `root`, `root` last. */

@@ -11,6 +11,7 @@
 import { basename, dirname } from "../../paths.ts";
 import { parseFrontmatter, scalar } from "../claude_text.ts";
 import { statFollow } from "../files.ts";
+import { recalled } from "../read_memo.ts";
 import type { LimitCode, RootLabel } from "../schema.ts";
 import { READ_MAX_BYTES } from "../tier_rules.ts";
 import { invocationText, readResult, splitClaudeFrontmatter } from "./invocation.ts";
@@ -88,7 +89,10 @@ export interface PluginFolders {
 function pluginOf(path: string, plugins: readonly PluginFolders[]): PluginFolders | undefined {
   let found: PluginFolders | undefined;
   for (const p of plugins) {
-    if (path.startsWith(`${p.dir}/`) && (found === undefined || p.dir.length > found.dir.length)) {
+    if (
+      path.length > p.dir.length && path[p.dir.length] === "/" && path.startsWith(p.dir) &&
+      (found === undefined || p.dir.length > found.dir.length)
+    ) {
       found = p;
     }
   }
@@ -143,9 +147,13 @@ export function invocationFigure(
 
 /** The Read tool's result for the whole file `path`, in bytes, and what limited it. */
 export function readFigure(path: string): { bytes: number; limits: LimitCode[] } {
-  // Sized first: a file the Read tool refuses is never read.
-  const st = statFollow(path);
-  if (!("error" in st) && st.size > READ_MAX_BYTES) return { bytes: 0, limits: ["read-too-large"] };
+  // Sized first: a file the Read tool refuses is never read (a text the run has read is sized).
+  if (recalled(path)?.kind !== "text") {
+    const st = statFollow(path);
+    if (!("error" in st) && st.size > READ_MAX_BYTES) {
+      return { bytes: 0, limits: ["read-too-large"] };
+    }
+  }
   const read = readText(path);
   if (read.kind === "large" || (read.kind === "text" && read.size > READ_MAX_BYTES)) {
     return { bytes: 0, limits: ["read-too-large"] };
