@@ -160,6 +160,17 @@ export function addMemoryRows(out: Discovery, label: RootLabel, files: string[])
   for (const path of files) addFileRow(out, label, path, "always-on", loadingOfMemory(path));
 }
 
+/**
+ * The rows whose files `--loaded`'s model reads too (instruction files, skills, the memory index):
+ * not a skill's other files, topic memory or conventions, which only an access reads.
+ */
+const MODEL_READS: ReadonlySet<Loading> = new Set<Loading>([
+  "startup-instruction",
+  "client-or-import-dependent",
+  "invoked-skill",
+  "memory-index-limited",
+]);
+
 /** Measure `path` (a regular file) and emit a `file` row, or an issue when it cannot be read. */
 function addFileRow(
   out: Discovery,
@@ -168,8 +179,8 @@ function addFileRow(
   tier: Tier,
   loading: Loading,
 ): void {
-  // The loading model reads every such file but a skill's other files (`files.ts`'s `share`).
-  const read = measureFile(path, loading !== "on-demand");
+  // Files the loading model reads keep their text for it (`files.ts`'s `share`).
+  const read = measureFile(path, MODEL_READS.has(loading));
   if (!read.ok) return out.issue(label, path, `'${path}': ${read.reason}`);
   out.rows.push({
     path,
@@ -350,7 +361,13 @@ export function scanRoot(out: Discovery, label: "project" | "global", root: stri
   }
 
   for (const path of classes.agents) {
-    const agent = out.scan(label, path, new DescriptionScanner(), true);
+    const agent = out.scan(
+      label,
+      path,
+      new DescriptionScanner(),
+      // Claude Code lists the agents of `.claude/agents` (the global root's `agents`) only.
+      label === "global" || path.includes("/.claude/agents/"),
+    );
     if (agent === undefined) continue;
     out.rows.push({
       path,

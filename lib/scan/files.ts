@@ -128,6 +128,8 @@ function sharedText(path: string, file: Deno.FsFile, size: number): Uint8Array |
   return bytes;
 }
 
+const NOTHING = new Uint8Array();
+
 /** A streamed measurement: the file's size (its `fstat`) and the scanner's result. */
 export type Scanned<R> = { ok: true; size: number; result: R } | { ok: false; reason: string };
 
@@ -154,7 +156,7 @@ export function scanFile<R>(
     try {
       // A file read whole for the run is scanned from those bytes, the same chunks, then whatever
       // follows them (a file grown since its stat).
-      const whole = (share ? sharedText(path, file, info.size) : undefined) ?? new Uint8Array();
+      const whole = (share ? sharedText(path, file, info.size) : undefined) ?? NOTHING;
       let settled = false;
       for (let at = 0; at < whole.length && !settled; at += chunkBytes) {
         settled = scanner.push(whole.subarray(at, at + chunkBytes));

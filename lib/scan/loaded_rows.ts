@@ -15,7 +15,7 @@ import type { LoadedSource, LoadingModel } from "./claude_model.ts";
 import type { CandidateRow } from "./discovery.ts";
 import { measureFile, statFollow } from "./files.ts";
 import { markdownBelow } from "./model/read.ts";
-import { runTable } from "./read_memo.ts";
+import { linkTable } from "./read_memo.ts";
 import type { LoadingContext } from "./scan.ts";
 
 /** `path` with the physical start directory `physical` renamed to the root as given. */
@@ -32,7 +32,7 @@ export function logicalName(physical: string, logical: string): (path: string) =
 /** The file a symbolic link `path` resolves to (renamed by `name`), or undefined. */
 export function linkTarget(path: string, name: (p: string) => string): string | undefined {
   // Once a run (`read_memo.ts`): the view and the rows ask about the same files.
-  const known = runTable<string | null>("link");
+  const known = linkTable();
   let target = known?.get(path);
   if (target === undefined) {
     target = resolvedLink(path);

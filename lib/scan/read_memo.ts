@@ -79,3 +79,11 @@ export function recalled(path: string): TextRead | undefined {
 export function remember(path: string, read: TextRead): void {
   memo?.set(path, read);
 }
+
+/**
+ * The current run's answers to "where does the link at this path lead" (null: it is no link), or
+ * undefined outside a run: a walk that met a file records that it is none.
+ */
+export function linkTable(): Map<string, string | null> | undefined {
+  return runTable<string | null>("link");
+}

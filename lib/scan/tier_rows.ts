@@ -23,7 +23,10 @@ import type { HookFiring, LimitCode, ScanRow } from "./schema.ts";
 const LIMIT_ORDER = Object.keys(LIMIT_MEANINGS) as LimitCode[];
 
 function ordered(limits: Iterable<LimitCode>): LimitCode[] {
-  const set = new Set(limits);
+  const list = [...limits];
+  // Most rows have one limit or none: nothing to order.
+  if (list.length <= 1) return list;
+  const set = new Set(list);
   return LIMIT_ORDER.filter((code) => set.has(code));
 }
 
@@ -48,7 +51,8 @@ const EVENT_FIRING: Readonly<Record<string, HookFiring>> = {
  */
 export function hookFiring(path: string): HookFiring[] | undefined {
   const read = readText(path);
-  if (read.kind !== "text") return undefined;
+  // No JSON object, no hooks (a hook script, say): spared a JSON.parse that would throw.
+  if (read.kind !== "text" || !/^[ \t\n\r]*\{/.test(read.text)) return undefined;
   let events: string[];
   try {
     const parsed = PluginHooksSchema.safeParse(JSON.parse(read.text));

@@ -11,6 +11,7 @@
 
 import { osReason, rethrowPermission } from "../_fs/errors.ts";
 import { isLossyPath } from "./files.ts";
+import { linkTable } from "./read_memo.ts";
 
 type Stats = Deno.FileInfo;
 
@@ -121,6 +122,8 @@ export function walk<C>(
   const files: string[] = [];
   const problems: WalkProblem[] = [];
   const chain: Frame[] = [{ dev: startStat.dev, ino: startStat.ino, path: start }];
+  // Inside a `--loaded` run, a file the listing shows as no link needs no `lstat` later.
+  const links = linkTable();
 
   const enter = (dir: string, ctx: C): void => {
     let entries = options.listings?.get(dir);
@@ -142,7 +145,7 @@ export function walk<C>(
       const name = entry.name;
       const path = `${dir}/${name}`;
       if (entry.isFile) {
-        acceptFile(path, name, ctx);
+        if (acceptFile(path, name, ctx)) links?.set(path, null);
       } else if (entry.isDirectory) {
         if (options.prune && PRUNE_NAMES.has(name)) continue;
         let st: Stats;
@@ -177,10 +180,15 @@ export function walk<C>(
     }
   };
 
-  const acceptFile = (path: string, name: string, ctx: C): void => {
-    if (!visitor.file(path, name, ctx)) return;
-    if (name.includes("\uFFFD") && isLossyPath(path)) problems.push({ kind: "lossy", path });
-    else files.push(path);
+  /** True when `path` is one of the walk's files. */
+  const acceptFile = (path: string, name: string, ctx: C): boolean => {
+    if (!visitor.file(path, name, ctx)) return false;
+    if (name.includes("\uFFFD") && isLossyPath(path)) {
+      problems.push({ kind: "lossy", path });
+      return false;
+    }
+    files.push(path);
+    return true;
   };
 
   const descend = (path: string, st: Stats, ctx: C): void => {

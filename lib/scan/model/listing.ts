@@ -10,7 +10,7 @@ import { basename, dirname } from "../../paths.ts";
 import { parseFrontmatter, scalar, splitFrontmatter } from "../claude_text.ts";
 import { SKILL_LISTING } from "../loading_rules.ts";
 import type { LimitCode, Loading, RootLabel } from "../schema.ts";
-import { isFile, listNames, markdownBelow, readText } from "./read.ts";
+import { isFileToRead, listNames, markdownBelow, readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";
 
 /**
@@ -127,7 +127,7 @@ function listingEntry(
 /** The skills of a `skills` folder: `<dir>/SKILL.md`, one level. */
 export function skillFolder(dir: string): { path: string; name: string }[] {
   return listNames(dir)
-    .filter((e) => isFile(`${dir}/${e.name}/SKILL.md`))
+    .filter((e) => isFileToRead(`${dir}/${e.name}/SKILL.md`))
     .map((e) => ({ path: `${dir}/${e.name}/SKILL.md`, name: e.name }));
 }
 

@@ -16,6 +16,9 @@ import { decodeText, recalled, remember, runTable, type TextRead } from "../read
 
 export { type TextRead, withOneReadEach } from "../read_memo.ts";
 
+/** The run's table of real paths (`read_memo.ts`), by path. */
+const REAL_PATHS = "real";
+
 /** `path` read whole (up to {@linkcode LARGE_FILE_BYTES}), following links. */
 export function readText(path: string): TextRead {
   const known = recalled(path);
@@ -53,6 +56,16 @@ export function isFile(path: string): boolean {
   return !("error" in st) && st.isFile;
 }
 
+/**
+ * {@linkcode isFile} for a file the model reads next anyway (a skill's `SKILL.md`): answered by
+ * that read, which the run keeps — one open instead of a stat and an open.
+ */
+export function isFileToRead(path: string): boolean {
+  const read = readText(path);
+  // Unreadable: open failed, for a file or for a path that leads to none; only a stat tells.
+  return read.kind === "unreadable" ? isFile(path) : read.kind !== "missing";
+}
+
 /** True when `path` (links followed) is a directory. */
 export function isDirectory(path: string): boolean {
   const st = statFollow(path);
@@ -86,15 +99,30 @@ export function markdownFilesBelow(
   seen = new Set<string>(),
   real?: string,
 ): { path: string; real: string }[] {
+  return filesBelow(dir, seen, real, false);
+}
+
+/**
+ * {@linkcode markdownFilesBelow}; `resolved`: `real` is `dir`'s real path as the OS resolves it
+ * (not one a caller vouches for), so the run may remember its files' real paths.
+ */
+function filesBelow(
+  dir: string,
+  seen: Set<string>,
+  real: string | undefined,
+  resolved: boolean,
+): { path: string; real: string }[] {
   if (real === undefined) {
     try {
       real = Deno.realPathSync(dir);
+      resolved = true;
     } catch {
       return [];
     }
   }
   if (seen.has(real)) return [];
   seen.add(real);
+  const reals = resolved ? runTable<string>(REAL_PATHS) : undefined;
   const out: { path: string; real: string }[] = [];
   for (const entry of listNames(dir)) {
     const path = `${dir}/${entry.name}`;
@@ -102,9 +130,16 @@ export function markdownFilesBelow(
     const directory = entry.isSymlink ? isDirectory(path) : entry.isDirectory;
     if (directory) {
       const sub = entry.isSymlink ? undefined : join(real, entry.name);
-      out.push(...markdownFilesBelow(path, seen, sub));
+      out.push(...filesBelow(path, seen, sub, resolved));
     } else if (entry.name.endsWith(".md") && (entry.isSymlink ? isFile(path) : entry.isFile)) {
-      out.push({ path, real: entry.isSymlink ? realOrSelf(path) : join(real, entry.name) });
+      if (entry.isSymlink) {
+        out.push({ path, real: realOrSelf(path) });
+        continue;
+      }
+      const file = join(real, entry.name);
+      // What realOrSelf would answer for either name.
+      reals?.set(path, file).set(file, file);
+      out.push({ path, real: file });
     }
   }
   return out;
@@ -112,7 +147,12 @@ export function markdownFilesBelow(
 
 /** The names in `dir` (none when it cannot be listed): to look files up without a stat each. */
 export function namesIn(dir: string): ReadonlySet<string> {
-  return new Set(listNames(dir).map((e) => e.name));
+  // A set: no order to sort into.
+  try {
+    return new Set(Array.from(Deno.readDirSync(dir), (e) => e.name));
+  } catch {
+    return new Set();
+  }
 }
 
 /** True when the real path `real` is `root` or below it. */
@@ -123,7 +163,7 @@ export function isInside(real: string, root: string): boolean {
 /** `path` with every link resolved, or `path` itself when it cannot be resolved. */
 export function realOrSelf(path: string): string {
   // Once a run (`read_memo.ts`): start-up and access rules resolve the same files.
-  const known = runTable<string>("real");
+  const known = runTable<string>(REAL_PATHS);
   let real = known?.get(path);
   if (real === undefined) {
     try {
