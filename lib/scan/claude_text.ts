@@ -438,10 +438,15 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
   // A `--loaded` run parses each text once (the listing, the invocation and the spawn read the
   // same files): each caller gets its own map of the shared, never-modified values.
   const parsed = runTable<Map<string, YamlValue>>("frontmatter");
-  let fields = parsed?.get(yaml);
+  // One final newline more or less changes nothing but a `|+`/`>+` block's kept blank lines (the
+  // listing's split leaves it out, Claude Code's keeps it): both spellings are one parse.
+  const key = yaml.endsWith("\n") && !yaml.includes("|+") && !yaml.includes(">+")
+    ? yaml.slice(0, -1)
+    : yaml;
+  let fields = parsed?.get(key);
   if (fields === undefined) {
     fields = parseFields(yaml);
-    parsed?.set(yaml, fields);
+    parsed?.set(key, fields);
   }
   return new Map(fields);
 }

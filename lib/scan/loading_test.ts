@@ -138,4 +138,9 @@ Deno.test("parseFrontmatter: inside a run, each caller gets its own map of one p
   });
   assert.equal(a.get("name"), "changed");
   assert.deepEqual([...b], [["name", "x"], ["tools", ["A", "B"]]]);
+  // The two splits' spellings of one frontmatter (a final newline apart) are one parse, but a kept
+  // block's blank lines are not lost to it.
+  const spellings = ["d: |+\n  x", "d: |+\n  x\n", "d: |\n  x", "d: |\n  x\n"];
+  const kept = withOneReadEach(() => spellings.map((y) => parseFrontmatter(y).get("d")));
+  assert.deepEqual(kept, ["x\n", "x\n\n", "x\n", "x\n"]);
 });
