@@ -148,15 +148,20 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         if (s.importedBy === undefined) continue;
         children.set(s.importedBy, [...(children.get(s.importedBy) ?? []), s]);
       }
-      const candidateKeys = new Set(
-        candidates.filter((c) => c.tier === "always-on").map((c) => key(c.path, c.kind)),
-      );
+      // Built when an import first needs it (most scans have none).
+      let candidateKeys: Set<string> | undefined;
+      const isCandidate = (k: string) => {
+        candidateKeys ??= new Set(
+          candidates.filter((c) => c.tier === "always-on").map((c) => key(c.path, c.kind)),
+        );
+        return candidateKeys.has(k);
+      };
       const push = (row: CandidateRow) => {
         rows.push(row);
         if (row.tier !== "always-on" || row.kind !== "file") return;
         for (const child of children.get(row.path) ?? []) {
           const k = key(child.path, child.kind);
-          if (matched.has(k) || candidateKeys.has(k)) continue;
+          if (matched.has(k) || isCandidate(k)) continue;
           matched.add(k);
           push(newRow(child));
         }

@@ -92,7 +92,10 @@ export function tierRows(tiers: TierModel, name: (path: string) => string = (p) 
   const spawns = renamed(tiers.spawns.values());
   return {
     extraRows(candidates, includeGlobal) {
-      const have = new Set(candidates.map((c) => `${c.tier}\0${c.path}`));
+      // Only the inventory's rows of files the tiers name can be had already.
+      const named = new Set([...invocations.keys(), ...spawns.keys(), ...onAccess.keys()]);
+      const have = new Set<string>();
+      for (const c of candidates) if (named.has(c.path)) have.add(`${c.tier}\0${c.path}`);
       const rows: CandidateRow[] = [];
       // A file row the inventory lacks, sized only then (most are in it already).
       const push = (
