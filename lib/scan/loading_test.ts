@@ -113,10 +113,11 @@ Deno.test("withOneReadEach: the inventory's shared measurement is the model's re
     const scanned = scanFile(rule, new RuleScopeScanner(), undefined, true);
     const unshared = measureFile(other);
     for (const p of [skill, rule, other]) Deno.writeTextFileSync(p, "changed\n");
-    return { measured, scanned, texts: [skill, rule, other].map(readText) };
+    return { measured, scanned, unshared, texts: [skill, rule, other].map(readText) };
   });
   assert.deepEqual(seen.measured, { ok: true, size: 28 });
   assert.deepEqual(seen.scanned, { ok: true, size: 27, result: true });
+  assert.deepEqual(seen.unshared, { ok: true, size: 6 });
   assert.deepEqual(seen.texts, [
     { kind: "text", text: "---\ndescription: a\n---\nbody\n", size: 28 },
     { kind: "text", text: "---\npaths: src/**\n---\nrule\n", size: 27 },
