@@ -1,6 +1,7 @@
 /**
  * The shell blocks of the documentation, read from the markdown itself so that a test runs each
- * recipe exactly as printed and doc and test cannot drift (`references/migration.md#installing-ctxkit-in-a-skill`).
+ * recipe and transcript exactly as printed and doc and test cannot drift
+ * (`references/reliability.md#the-docs-run-as-printed`).
  *
  * A fenced block is classified by the HTML comment on the last non-blank line above it:
  * `<!-- recipe: <name> -->` (a test runs it as printed), `<!-- transcript: <name> -->` (commands

@@ -1,11 +1,11 @@
 /**
- * The transcripts of the docs, run as printed (`references/output.md#transcripts`): a `console`
- * block marked `<!-- transcript: <name> -->` is a shell session — each `$ ` line (with its `\`
- * continuation lines) a command, the lines up to the next `$ ` what it prints, stdout and stderr
- * as a terminal interleaves them. A test runs every command of a block, in order, in one `bash`
- * started in a copy of this checkout (the working tree as a fresh git repository, `node_modules`
- * linked: what a user's clone is after the README's `npm ci`), with a fresh HOME holding that
- * copy as `~/ctxkit`, and compares each command's output with the printed lines.
+ * The transcripts of the docs, run as printed (`references/reliability.md#the-docs-run-as-printed`):
+ * a `console` block marked `<!-- transcript: <name> -->` is a shell session — each `$ ` line (with
+ * its `\` continuation lines) a command, the lines up to the next `$ ` what it prints, stdout and
+ * stderr as a terminal interleaves them. A test runs every command of a block, in order, in one
+ * `bash` started in a copy of this checkout (the working tree as a fresh git repository,
+ * `node_modules` linked: what a user's clone is after the README's `npm ci`), with a fresh HOME
+ * holding that copy as `~/ctxkit`, and compares each command's output with the printed lines.
  *
  * The printed lines spell HOME `/home/you` (so the clone is `/home/you/ctxkit`, and Claude Code's
  * memory folder for it `-home-you-ctxkit`); timestamps compare as placeholders. With
@@ -110,12 +110,12 @@ export function transcriptPlace(): TranscriptPlace {
   return { home, clone };
 }
 
-/** The memory-folder name Claude Code gives a project path: each character outside [A-Za-z0-9] as `-`. */
+/** Claude Code's memory-folder name of a project path: each character but [A-Za-z0-9] as `-`. */
 function slug(path: string): string {
   return path.replace(/[^A-Za-z0-9]/g, "-");
 }
 
-/** Output made comparable: the place's HOME spelled as the docs spell it, timestamps as placeholders. */
+/** Output made comparable: the place's HOME spelled as the docs do, timestamps as placeholders. */
 export function normalise(text: string, place: TranscriptPlace): string {
   return stamps(spellHome(text, place));
 }
@@ -197,7 +197,7 @@ export function transcriptMismatches(
   });
 }
 
-/** Whether a test writes the transcripts instead of checking them (`CTXKIT_TRANSCRIPTS_WRITE=1`). */
+/** Whether a test writes the transcripts instead of checking them (CTXKIT_TRANSCRIPTS_WRITE=1). */
 export const WRITE_TRANSCRIPTS = Deno.env.get("CTXKIT_TRANSCRIPTS_WRITE") === "1";
 
 /** Write what `run` printed into `t`'s block of the markdown (HOME spelled as the docs do). */
