@@ -15,7 +15,7 @@
  * @module
  */
 
-import { cpSync, mkdirSync, readFileSync, symlinkSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type DocBlock, docBlocks, docFiles } from "./_docs.ts";
 import { git, lines, makeTempDir, REPO } from "./_helpers.ts";
@@ -91,9 +91,10 @@ export function transcriptPlace(): TranscriptPlace {
   const home = makeTempDir("ctxkit-transcript-");
   const clone = join(home, "ctxkit");
   mkdirSync(clone);
+  // node_modules is linked in below, whatever it is here (a folder npm made, or a link to one).
   const files = git(REPO, "ls-files", "-z", "--cached", "--others", "--exclude-standard")
     .split("\0")
-    .filter((f) => f !== "");
+    .filter((f) => f !== "" && f !== "node_modules" && !f.startsWith("node_modules/"));
   for (const file of new Set(files)) {
     try {
       mkdirSync(dirname(join(clone, file)), { recursive: true });
@@ -103,7 +104,7 @@ export function transcriptPlace(): TranscriptPlace {
       if (!(e instanceof Error && "code" in e && e.code === "ENOENT")) throw e;
     }
   }
-  symlinkSync(join(REPO, "node_modules"), join(clone, "node_modules"));
+  symlinkSync(realpathSync(join(REPO, "node_modules")), join(clone, "node_modules"));
   git(clone, "init", "-q", "-b", "main");
   git(clone, "add", "-A");
   git(clone, "commit", "-q", "-m", "the working tree, for the transcripts");
