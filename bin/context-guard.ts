@@ -6,7 +6,7 @@
  * @module
  */
 import { runMain } from "../lib/_cli/run.ts";
-import { scriptPathOf } from "../lib/_cli/self.ts";
+import { selfOf } from "../lib/_cli/self.ts";
 import { GUARD_ERROR_FORMAT } from "../lib/guard/cli_shared.ts";
 import { contextGuardMain } from "../lib/guard/context_guard_cli.ts";
 // Every other module of the static import graph, named here so that from source Deno loads them
@@ -15,6 +15,7 @@ import { contextGuardMain } from "../lib/guard/context_guard_cli.ts";
 // tests/startup_graph_test.ts holds this list exactly equal to that graph.
 import "../lib/_cli/args.ts";
 import "../lib/_cli/output.ts";
+import "../lib/_cli/suggest.ts";
 import "../lib/_fs/dirs.ts";
 import "../lib/_fs/errors.ts";
 import "../lib/_fs/inspect.ts";
@@ -27,6 +28,7 @@ import "../lib/errors.ts";
 import "../lib/faults.ts";
 import "../lib/git.ts";
 import "../lib/guard/errors.ts";
+import "../lib/guard/force_command.ts";
 import "../lib/guard/manifest.ts";
 import "../lib/guard/report.ts";
 import "../lib/guard/roots.ts";
@@ -42,5 +44,5 @@ import "../lib/shell.ts";
 import "../lib/sort.ts";
 import "../lib/text.ts";
 
-const scriptPath = scriptPathOf(import.meta);
-Deno.exit(await runMain(() => contextGuardMain(Deno.args, { scriptPath }), GUARD_ERROR_FORMAT));
+const self = selfOf(import.meta, "context-guard");
+Deno.exit(await runMain(() => contextGuardMain(Deno.args, self), GUARD_ERROR_FORMAT));

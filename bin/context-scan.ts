@@ -6,6 +6,7 @@
  * @module
  */
 import { runMain } from "../lib/_cli/run.ts";
+import { selfOf } from "../lib/_cli/self.ts";
 import { scanMain } from "../lib/scan/cli.ts";
 // Every other module of the static import graph, named here so that from source Deno loads them
 // all in one round: it finds a module's imports only once it has loaded that module, and each
@@ -13,6 +14,7 @@ import { scanMain } from "../lib/scan/cli.ts";
 // tests/startup_graph_test.ts holds this list exactly equal to that graph.
 import "../lib/_cli/args.ts";
 import "../lib/_cli/output.ts";
+import "../lib/_cli/suggest.ts";
 import "../lib/_fs/errors.ts";
 import "../lib/_fs/inspect.ts";
 import "../lib/_fs/read.ts";
@@ -31,4 +33,5 @@ import "../lib/scan/walk.ts";
 import "../lib/sort.ts";
 import "../lib/text.ts";
 
-Deno.exit(await runMain(() => scanMain(Deno.args)));
+const self = selfOf(import.meta, "context-scan");
+Deno.exit(await runMain(() => scanMain(Deno.args, self)));

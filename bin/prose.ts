@@ -5,7 +5,7 @@
  * @module
  */
 import { runMain } from "../lib/_cli/run.ts";
-import { scriptPathOf } from "../lib/_cli/self.ts";
+import { selfOf } from "../lib/_cli/self.ts";
 import { proseErrorFormat, proseMain } from "../lib/prose/cli.ts";
 // Every other module of the static import graph, named here so that from source Deno loads them
 // all in one round: it finds a module's imports only once it has loaded that module, and each
@@ -14,6 +14,7 @@ import { proseErrorFormat, proseMain } from "../lib/prose/cli.ts";
 import "../lib/_cli/args.ts";
 import "../lib/_cli/input.ts";
 import "../lib/_cli/output.ts";
+import "../lib/_cli/suggest.ts";
 import "../lib/_fs/dirs.ts";
 import "../lib/_fs/errors.ts";
 import "../lib/_fs/inspect.ts";
@@ -39,6 +40,6 @@ import "../lib/_vendor/zod_mini.js";
 import "../lib/_vendor/jsonc_parser.js";
 
 // The running script (source or bundle): install-hooks writes it into the git hooks.
-const scriptPath = scriptPathOf(import.meta);
+const self = selfOf(import.meta, "prose");
 
-Deno.exit(await runMain(() => proseMain(Deno.args, { scriptPath }), proseErrorFormat));
+Deno.exit(await runMain(() => proseMain(Deno.args, self), proseErrorFormat));

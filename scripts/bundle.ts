@@ -13,9 +13,9 @@
  */
 import { calledFunctions, eagerCompile, readCoverage } from "./_eager.ts";
 import { type StepOutcome, train } from "./_training.ts";
-import { run, type Tool, TOOLS } from "./tools.ts";
+import { type Tool, TOOLS } from "./tools.ts";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
-import { BUNDLE_MODE, finishBundle } from "./_bundle_file.ts";
+import { BUNDLE_MODE, bundleTool } from "./_bundle_file.ts";
 
 function same(a: StepOutcome[], b: StepOutcome[]): string | undefined {
   for (let i = 0; i < a.length; i++) {
@@ -55,20 +55,13 @@ async function makeEager(tool: Tool): Promise<string> {
 const eager = !Deno.args.includes("--no-eager");
 Deno.mkdirSync("dist", { recursive: true });
 for (const tool of TOOLS) {
-  run([
-    Deno.execPath(),
-    "bundle",
-    "--quiet",
-    "--platform",
-    "deno",
-    // Minified: a bundle with no code cache yet is parsed whole (references/startup.md#bundles).
-    "--minify",
-    "-o",
-    `dist/${tool}.js`,
-    `bin/${tool}.ts`,
-  ]);
   // Runnable as ./dist/<tool>.js: the bin's least-privilege shebang plus --no-config, mode 0755.
-  finishBundle(`dist/${tool}.js`);
+  try {
+    bundleTool(Deno.cwd(), tool, `dist/${tool}.js`);
+  } catch (e) {
+    console.error(`❌ ${e instanceof Error ? e.message : String(e)}`);
+    Deno.exit(1);
+  }
   if (!eager) {
     console.log(`dist/${tool}.js`);
     continue;

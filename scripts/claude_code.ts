@@ -13,9 +13,9 @@
 import { isExecutableFile } from "../lib/scan/observe/run.ts";
 
 /** The Claude Code version the observed suites pin (`references/context-scan.md#observe`). */
-export const CLAUDE_CODE_VERSION = "2.1.328";
+export const CLAUDE_CODE_VERSION = "2.1.332";
 /** The pinned version's install size in MB (`du -sm`), announced before it is downloaded. */
-export const CLAUDE_CODE_INSTALL_MB = 357;
+export const CLAUDE_CODE_INSTALL_MB = 384;
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 

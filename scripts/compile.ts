@@ -1,9 +1,10 @@
 /**
  * `deno task compile [target…]`: standalone binaries in `dist/bin/<target>/<tool>` (`.exe` on
  * Windows) for the five `deno compile` targets (default: all), each compiled from its bundle
- * `dist/<tool>.js`, which this task first builds with `deno task bundle`. Needs the Deno runtime
- * download for each target, which ctxkit's own build machines cannot reach — run it where the
- * download works (see README and `.github/workflows/binaries.yml`).
+ * `dist/<tool>.js`, which this task first builds with `deno task bundle` — so a binary carries the
+ * commit its bundle was stamped with, which its `--version` prints (`references/cli.md#version`).
+ * Needs the Deno runtime download for each target, which ctxkit's own build machines cannot reach —
+ * run it where the download works (see README and `.github/workflows/binaries.yml`).
  *
  * `deno task compile --stand-in`: for machines without that download, writes a stand-in for the
  * host target instead — a shell script per tool that runs the bundle with this Deno — so the CLI

@@ -19,6 +19,7 @@ import type * as z from "../lib/_zod.ts";
 // leaves toJSONSchema out (it reads the schemas' definitions, whichever build made them).
 import { toJSONSchema } from "zod/mini";
 import { writeFileAtomic } from "../lib/_fs/write.ts";
+import { GuardResultSchema } from "../lib/guard/json_report.ts";
 import { WrittenManifestSchema } from "../lib/guard/manifest.ts";
 import { StateDocumentSchema, StateDropSchema } from "../lib/guard/state/document.ts";
 import { ScanDocumentSchema } from "../lib/scan/schema.ts";
@@ -66,6 +67,13 @@ export const SCHEMAS: readonly SchemaEntry[] = [
     description:
       "The JSON document context-scan prints on stdout; contract: references/context-scan.md#output-document. Consumers stop on a non-zero exit or a non-empty scan_issues. The optional keys (loaded_bytes, loaded_tokens, limits on rows; loaded on totals) appear only with --loaded (references/context-scan.md#loaded-figures).",
     schema: ScanDocumentSchema,
+  },
+  {
+    name: "guard-result",
+    title: "context-guard / text-guard --json output",
+    description:
+      "The one JSON document every context-guard and text-guard command prints on stdout with --json, instead of its result lines (exit code and stderr unchanged); contract: references/context-guard.md#json.",
+    schema: GuardResultSchema,
   },
   {
     name: "ledger-row",

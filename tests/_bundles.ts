@@ -8,7 +8,7 @@
  */
 
 import { join } from "node:path";
-import { finishBundle } from "../scripts/_bundle_file.ts";
+import { bundleTool } from "../scripts/_bundle_file.ts";
 import { TOOLS } from "../scripts/tools.ts";
 import { makeTempDir, REPO, TARGET } from "./_helpers.ts";
 
@@ -19,27 +19,7 @@ export function bundleDir(): string {
   if (TARGET === "bundle") return join(REPO, "dist");
   if (built !== undefined) return built;
   const dir = makeTempDir("ctxkit-dist-");
-  for (const tool of TOOLS) {
-    const out = new Deno.Command(Deno.execPath(), {
-      args: [
-        "bundle",
-        "--quiet",
-        "--platform",
-        "deno",
-        "--minify",
-        "-o",
-        join(dir, `${tool}.js`),
-        join(REPO, "bin", `${tool}.ts`),
-      ],
-      cwd: REPO,
-      stdout: "piped",
-      stderr: "piped",
-    }).outputSync();
-    if (!out.success) {
-      throw new Error(`deno bundle ${tool}: ${new TextDecoder().decode(out.stderr)}`);
-    }
-    finishBundle(join(dir, `${tool}.js`));
-  }
+  for (const tool of TOOLS) bundleTool(REPO, tool, join(dir, `${tool}.js`));
   built = dir;
   return dir;
 }

@@ -8,7 +8,7 @@
  * @module
  */
 
-import { ensureClaudeCode } from "../scripts/claude_code.ts";
+import { CLAUDE_CODE_VERSION, ensureClaudeCode } from "../scripts/claude_code.ts";
 import { type ObservedRequest, parseObservedRequest } from "../lib/scan/observe/request.ts";
 import {
   findOnPath,
@@ -72,14 +72,23 @@ export async function namespaceAvailable(): Promise<boolean> {
 }
 
 /**
- * The pinned `claude`, or the reason a test must skip: no namespace can be made (then `claude` is
- * never started), or Claude Code cannot be installed. Prints `SKIP: <reason>` when skipping
- * (fails instead under `CTXKIT_REQUIRE_OBSERVED=1`).
+ * The Claude Code version the observed tests run: the pin, or `CTXKIT_CLAUDE_CODE_VERSION` (the
+ * drift task, `scripts/drift.ts`, runs the differential suite against another installed version).
+ */
+export function observedVersion(): string {
+  const asked = Deno.env.get("CTXKIT_CLAUDE_CODE_VERSION");
+  return asked === undefined || asked === "" ? CLAUDE_CODE_VERSION : asked;
+}
+
+/**
+ * The pinned `claude` (or {@linkcode observedVersion}'s), or the reason a test must skip: no
+ * namespace can be made (then `claude` is never started), or Claude Code cannot be installed.
+ * Prints `SKIP: <reason>` when skipping (fails instead under `CTXKIT_REQUIRE_OBSERVED=1`).
  */
 export async function observedClaude(): Promise<string | undefined> {
   const noNamespace = await namespaceSkipReason();
   if (noNamespace !== undefined) return skipObserved(noNamespace);
-  const got = await ensureClaudeCode();
+  const got = await ensureClaudeCode(observedVersion());
   if ("skip" in got) return skipObserved(got.skip);
   return got.claude;
 }
@@ -98,6 +107,33 @@ export interface FixtureObservation {
   readonly hooks?: boolean;
   /** Extra environment. */
   readonly env?: Readonly<Record<string, string>>;
+  /**
+   * A folder laid over `/etc` in the observation's own mount namespace (an overlay, so its
+   * `claude-code/` is the managed policy Claude Code reads; the machine's `/etc` is untouched).
+   */
+  readonly managedOverlay?: string;
+}
+
+/**
+ * The command that starts the observation child, inside a private mount namespace whose `/etc` is
+ * `/etc` with `upper` laid over it (an overlay; its work folder beside `upper`).
+ */
+function withOverlay(upper: string, self: readonly string[]): string[] {
+  const work = `${upper}.work`;
+  Deno.mkdirSync(work, { recursive: true });
+  const unshare = findOnPath("unshare", Deno.env.get("PATH")) ?? "unshare";
+  return [
+    unshare,
+    "--mount",
+    "--",
+    "sh",
+    "-c",
+    'mount -t overlay overlay -o "lowerdir=/etc,upperdir=$1,workdir=$2" /etc && shift 2 && exec "$@"',
+    "sh",
+    upper,
+    work,
+    ...self,
+  ];
 }
 
 /**
@@ -125,7 +161,9 @@ export async function observeFixture(
       },
     },
     unshare,
-    toolArgv("context-scan"),
+    fixture.managedOverlay === undefined
+      ? toolArgv("context-scan")
+      : withOverlay(fixture.managedOverlay, toolArgv("context-scan")),
   );
   if (observation === undefined) throw new Error("no network namespace could be made");
   return { observation, request: parseObservedRequest(JSON.parse(observation.body)) };

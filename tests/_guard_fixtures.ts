@@ -8,7 +8,46 @@
 import { strictEqual } from "node:assert/strict";
 import { createHash } from "node:crypto";
 import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
-import { git, lines, makeTempDir, type RunResult, writeTree } from "./_helpers.ts";
+import { shellCommand, shellQuote } from "../lib/shell.ts";
+import {
+  git,
+  lines,
+  makeTempDir,
+  type RunResult,
+  selfCommandWords,
+  writeTree,
+} from "./_helpers.ts";
+
+/**
+ * The `RESTORE_REFUSED:` line of `rel` and the two lines under it
+ * (`references/context-guard.md#may-restore`): where the current bytes (`file`, absolute) and the
+ * original are, and the forced restore of the tool under test — context-guard's names `file`
+ * (logical); text-guard's (`root` given, its physical root) sets `CLAUDE_PROJECT_DIR` first.
+ */
+export function refusedLines(
+  tool: "context-guard" | "text-guard",
+  runDir: string,
+  rel: string,
+  file: string,
+  root?: string,
+): string[] {
+  const words = [
+    ...selfCommandWords(tool, ["--allow-all"]),
+    "restore",
+    "--run-dir",
+    runDir,
+    "--force",
+    file,
+  ];
+  const command = root === undefined
+    ? shellCommand(words)
+    : `CLAUDE_PROJECT_DIR=${shellQuote(root, { always: true })} ${shellCommand(words)}`;
+  return [
+    `RESTORE_REFUSED: ${rel} (current bytes lack matching draft ownership)`,
+    `  current: ${file} (kept) · original: ${runDir}/orig/${rel}`,
+    `  to restore it anyway, keeping the current bytes in ${runDir}/displaced/: ${command}`,
+  ];
+}
 
 /** CLAUDE.md of the worked examples (196 bytes). */
 export const CLAUDE_MD =

@@ -121,6 +121,17 @@ export function selfCommandWords(tool: Tool, permissions: readonly string[]): st
 }
 
 /**
+ * The name `--help` and `--version` give `tool` under {@linkcode TARGET} when run from a directory
+ * outside the checkout (`references/cli.md#the-form-it-runs-as`): the absolute source or bundle, or
+ * a compiled binary's file name (a stand-in runs its bundle, so it is named by the bundle's path).
+ */
+export function shownProgram(tool: Tool): string {
+  if (TARGET === "source") return join(REPO, "bin", `${tool}.ts`);
+  if (TARGET === "bundle") return join(REPO, "dist", `${tool}.js`);
+  return standInBundle(binaryPath(tool)) ?? binaryFileName(tool);
+}
+
+/**
  * The whole command line, program first, that runs `tool` under {@linkcode TARGET}: the deno
  * executable and its arguments for sources and bundles, the binary alone for a binary.
  */
@@ -276,9 +287,17 @@ function commandFor(
  * ```
  */
 export function runTool(tool: Tool, args: string[], options: RunOptions = {}): RunResult {
+  return runCommand([...commandFor(tool, options), ...args], options);
+}
+
+/**
+ * Run `command` (program first) as {@linkcode runTool} runs a tool: in `options.cwd` (default: a
+ * fresh temp dir), with the isolated environment and `options.env` on top of it.
+ */
+export function runCommand(command: string[], options: RunOptions = {}): RunResult {
   const cwd = options.cwd ?? makeTempDir("ctxkit-cwd-");
   const env = buildEnv({ PWD: cwd, ...options.env });
-  return runIsolated([...commandFor(tool, options), ...args], cwd, env, options);
+  return runIsolated(command, cwd, env, options);
 }
 
 /** Run `command` synchronously in `cwd` with exactly `env` (no inherited variables). */

@@ -14,6 +14,7 @@ import {
   fileHash,
   outLines,
   read,
+  refusedLines,
   STYLE_MD,
 } from "./_guard_fixtures.ts";
 
@@ -122,7 +123,7 @@ Deno.test("restore racing an editor refuses with the ownership proof and keeps t
   await editor;
   assert.equal(r.code, 1, r.stderr);
   assert.deepEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("context-guard", runDir, "CLAUDE.md", `${p.proj}/CLAUDE.md`),
     `RESTORE_VERIFIED: FAILED - restoration refused; current bytes preserved (${runDir})`,
   ]);
   assert.equal(r.stdout, "");

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { lines, makeTempDir, runTool, runToolAsync, writeTree } from "./_helpers.ts";
-import { errLines } from "./_guard_fixtures.ts";
+import { errLines, refusedLines } from "./_guard_fixtures.ts";
 
 /** A Deno child running `source` with `args`; resolves when it exits. */
 function spawnScript(dir: string, source: string, args: string[]): Deno.ChildProcess {
@@ -189,7 +189,7 @@ Deno.test("item 2: a save made while a 2,500-file restore runs is never replaced
   const stoppedAt = rels[restored.length];
   assert.deepEqual(restored, rels.slice(0, restored.length));
   assert.deepEqual(errLines(r), [
-    `RESTORE_REFUSED: ${stoppedAt} (current bytes lack matching draft ownership)`,
+    ...refusedLines("context-guard", runDir, stoppedAt, `${proj}/${stoppedAt}`),
     `RESTORE_VERIFIED: FAILED - restoration stopped at ${stoppedAt}; ${restored.length} of ${rels.length} file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`,
   ]);
   for (const rel of restored) {
@@ -243,7 +243,7 @@ Deno.test("item 11: a target turned into a directory mid-restore by another proc
     assert.equal(readFileSync(`${proj}/${rel}`, "utf8"), `# ${rel} original\n`, rel);
   }
   assert.deepEqual(errLines(r), [
-    `RESTORE_REFUSED: ${last} (current bytes lack matching draft ownership)`,
+    ...refusedLines("context-guard", runDir, last, `${proj}/${last}`),
     `ROLLBACK_VERIFIED: FAILED - restoration stopped at ${last}; ${
       rels.length - 1
     } of ${rels.length} file(s) restored (the RESTORED: lines), every other file keeps its current bytes (${runDir})`,

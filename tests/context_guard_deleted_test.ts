@@ -257,7 +257,7 @@ Deno.test("verify-deleted: refusals exit 2 in order, nothing written", () => {
     [["--run-dir", "", OLD], "❌ --run-dir needs a value"],
     [["--survivor"], "❌ --survivor needs a value"],
     [["--survivor", "", OLD], "❌ --survivor needs a value"],
-    [["--ledger", "l.tsv", OLD], "❌ unknown option: --ledger"],
+    [["--ledger", "l.tsv", OLD], "❌ --ledger does not apply to verify-deleted"],
     [["-", OLD], "❌ unknown option: -"],
   ];
   for (const [args, message] of cases) {

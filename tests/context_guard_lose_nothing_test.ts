@@ -18,6 +18,7 @@ import {
   exampleProject,
   outLines,
   read,
+  refusedLines,
   STYLE_MD,
   writeTree,
 } from "./_guard_fixtures.ts";
@@ -64,7 +65,7 @@ Deno.test("item 1: a file that exists but cannot be read is never 'still missing
   });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.deepEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("context-guard", p.runDir, "CLAUDE.md", `${p.proj}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${p.runDir})`,
   ]);
   assert.deepEqual(outLines(r), [`ROLLBACK: ${p.runDir}`, "ROLLBACK_RESULT: 1 layer(s), FAILED"]);

@@ -296,7 +296,11 @@ Deno.test("state write: usage errors in order, exit 2, nothing written", () => {
     [["--mode", "m", "--after", f.after], "❌ state needs --before <context-scan JSON>"],
     [
       ["--mode", "m", "--before", f.proj, "--after", f.after],
-      "❌ state needs --before <context-scan JSON>",
+      `❌ cannot read --before ${f.proj}: not a regular file`,
+    ],
+    [
+      ["--mode", "m", "--before", "missing.json", "--after", f.after],
+      "❌ cannot read --before missing.json: No such file or directory",
     ],
     [["--mode", "m", "--before", f.before], "❌ state needs --after <context-scan JSON>"],
     [
@@ -310,9 +314,9 @@ Deno.test("state write: usage errors in order, exit 2, nothing written", () => {
     [["--ledger"], "❌ --ledger needs a value"],
     [["--root"], "❌ --root needs a value"],
     [["--out"], "❌ --out needs a value"],
-    [["--check", "--bogus"], "❌ unknown argument: --bogus"],
-    [["extra"], "❌ unknown argument: extra"],
-    [["--mode=slim"], "❌ unknown argument: --mode=slim"],
+    [["--check", "--bogus"], "❌ unknown option: --bogus"],
+    [["extra"], "❌ unexpected argument: extra"],
+    [["--mode=slim"], "❌ state needs --before <context-scan JSON>"],
   ];
   for (const [args, message] of cases) {
     const r = state(f.proj, args);

@@ -23,6 +23,7 @@ import {
   runTool,
   runToolAsync,
   selfCommandWords,
+  shownProgram,
 } from "./_helpers.ts";
 import {
   CLAUDE_MD,
@@ -34,6 +35,7 @@ import {
   outLines,
   pathWithoutGit,
   read,
+  refusedLines,
   stampOf,
   STYLE_MD,
   treeState,
@@ -43,20 +45,27 @@ import { renderManifest } from "../lib/guard/manifest.ts";
 
 const HELP = `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+usage: ${shownProgram("context-guard")} <command> [options] [--] [<file>...]
+  (--opt V or --opt=V; -- ends the options; --help, --version)
+
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
 
-Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
-$HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
-manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+Layers: project = $CLAUDE_PROJECT_DIR, else the git work tree's top level, else the current
+directory; global = $CLAUDE_CONFIG_DIR or $HOME/.claude. Backups:
+<global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ + manifest.json).
+Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3 unless
+--allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)
 `;
@@ -133,14 +142,15 @@ Deno.test("context-guard: help, no arguments, unknown command, HOME not set", ()
   const p = exampleProject({ git: false });
   const none = cg(p, []);
   strictEqual(none.code, 2);
-  strictEqual(none.stdout, HELP);
-  strictEqual(none.stderr, "❌ FAILED EXIT:2\n");
+  strictEqual(none.stdout, "", "usage is no answer: it goes to stderr");
+  strictEqual(none.stderr, `${HELP}❌ FAILED EXIT:2\n`);
   for (const h of ["help", "-h", "--help"]) {
     const r = cg(p, [h], { HOME: undefined });
     strictEqual(r.code, 0);
     strictEqual(r.stdout, HELP);
   }
   dies(cg(p, ["frobnicate"]), 2, "❌ unknown command: frobnicate");
+  dies(cg(p, ["snapshoot"]), 2, "❌ unknown command: snapshoot; did you mean snapshot?");
   dies(cg(p, ["list"], { HOME: undefined }), 2, "❌ HOME is not set");
 });
 
@@ -156,7 +166,7 @@ Deno.test("context-guard: argument errors exit 2 with their exact message", () =
     [["rollback", "--run-dir", ""], "❌ --run-dir needs a value"],
     [["snapshot", "--bogus", "CLAUDE.md"], "❌ unknown option: --bogus"],
     [["snapshot", "-"], "❌ unknown option: -"],
-    [["rollback", "--global"], "❌ unknown option: --global"],
+    [["rollback", "--global"], "❌ --global does not apply to rollback"],
     [
       ["verify", "--tokens=full", "CLAUDE.md"],
       "❌ unknown token alphabet: full (want base or ext)",
@@ -291,8 +301,13 @@ Deno.test("worked example, verify: passes; fails and rolls the whole run back", 
   ];
   deepStrictEqual(outLines(r), gateLines);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines(
+      "context-guard",
+      rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+    ),
+    ...refusedLines("context-guard", rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
     `RUN: FAILED - recovery incomplete; inspect preserved current files in ${rd}`,
   ]);
@@ -324,7 +339,12 @@ Deno.test("worked example, restore: refused for missing draft ownership, nothing
   strictEqual(r.code, 1);
   strictEqual(r.stdout, "");
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
+    ...refusedLines(
+      "context-guard",
+      rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+    ),
     `RESTORE_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
   ]);
   deepStrictEqual(treeState(p.proj), before);
@@ -620,13 +640,23 @@ Deno.test("selection: --global last, <ts> prefix, unknown <ts>, restore <ts> acr
   dies(
     cg(p, ["restore", "--global", "20991231-000000"]),
     2,
-    `❌ no snapshot dir: ${p.backups}/20991231-000000-global_context-slim/orig`,
+    `❌ no run matches 20991231-000000 under ${p.backups}`,
   );
   dies(
     cg(p, ["verify", "20991231-000000", "CLAUDE.md"]),
     2,
+    `❌ no run matches 20991231-000000 under ${p.backups}`,
+  );
+  dies(cg(p, ["restore", "2099"]), 2, `❌ no run matches 2099 under ${p.backups}`);
+  // A run dir at the conventional name, however incomplete, is still what the stamp names.
+  mkdirSync(`${p.backups}/20991231-000000-project_context-slim`);
+  dies(
+    cg(p, ["verify", "20991231-000000", "CLAUDE.md"]),
+    2,
+    `⚠️ ignoring 1 incomplete run dir(s) without a valid manifest in ${p.backups}`,
     `❌ no snapshot dir: ${p.backups}/20991231-000000-project_context-slim/orig`,
   );
+  rmSync(`${p.backups}/20991231-000000-project_context-slim`, { recursive: true });
   // rollback takes literal paths only.
   dies(cg(p, ["rollback", "last"]), 2, "❌ no snapshot dir: last/orig");
   // verify --global resolves in the global layer and rejects project files.
@@ -745,7 +775,7 @@ Deno.test("rollback: a symlinked current file is refused by the stage, bytes pre
   strictEqual(r.code, 1);
   deepStrictEqual(outLines(r), [`ROLLBACK: ${rd}`, "ROLLBACK_RESULT: 1 layer(s), FAILED"]);
   deepStrictEqual(errLines(r), [
-    `❌ symbolic-link target: ${p.proj}/CLAUDE.md - name the intended real file explicitly`,
+    `❌ symbolic-link target: ${p.proj}/CLAUDE.md - name the intended real file explicitly: ${p.base}/victim`,
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
   ]);
   strictEqual(read(`${p.base}/victim`), "victim\n");
@@ -822,7 +852,7 @@ Deno.test("rollback: both layers of the newest run, ok; one refused → FAILED",
   strictEqual(r.code, 1);
   strictEqual(outLines(r).at(-1), "ROLLBACK_RESULT: 2 layer(s), FAILED");
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("context-guard", grd, "CLAUDE.md", `${gl}/CLAUDE.md`),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${grd})`,
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), CLAUDE_MD);
@@ -884,7 +914,10 @@ Deno.test("list: header, newest first, ? layer, 0 files without orig/", () => {
   );
   mkdirSync(`${p.backups}/20261012-140309-project_context-slim/orig`, { recursive: true });
   writeFileSync(`${p.backups}/20261012-140309-project_context-slim/manifest.json`, "not json");
-  const r = cg(p, ["list", "ignored", "--args"]);
+  // A word or flag list does not take is an error, never ignored (it took --json silently before).
+  dies(cg(p, ["list", "ignored", "--args"]), 2, "❌ unexpected argument: ignored");
+  dies(cg(p, ["list", "--jsno"]), 2, "❌ unknown option: --jsno; did you mean --json?");
+  const r = cg(p, ["list"]);
   strictEqual(r.code, 0, r.stderr);
   deepStrictEqual(outLines(r), [
     "| Backup | Files | Layer |",

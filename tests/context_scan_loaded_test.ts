@@ -45,6 +45,7 @@ const EXAMPLE_LOADED = `{
     "grand": {"files": 15, "bytes": 442, "tokens": 104, "loaded": {"files": 9, "bytes": 319, "tokens": 76}}
   },
   "categories": {
+    "system-prompt": {"files": 0, "bytes": 0, "tokens": 0},
     "memory-files": {"files": 4, "bytes": 69, "tokens": 16},
     "skills": {"files": 0, "bytes": 0, "tokens": 0},
     "agents": {"files": 1, "bytes": 59, "tokens": 14},
@@ -56,7 +57,7 @@ const EXAMPLE_LOADED = `{
 /** The worked example's report at 80 columns (HOME is the example's home, so paths show `~`). */
 const TABLE_80 = `context-scan ~/demo
 global root  ~/.claude
-tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
+tokens = bytes/4; loaded = what Claude Code 2.1.332 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on            11         58         30
@@ -364,7 +365,8 @@ Deno.test("--budget N: one BUDGET line on stderr (numbers formatted, the top con
 Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdout", () => {
   for (
     const [args, line] of [
-      [["--budget"], "❌ --budget needs a whole number of tokens: "],
+      [["--budget"], "❌ --budget needs a value"],
+      [["--budget="], "❌ --budget needs a whole number of tokens: "],
       [["--budget", "-1"], "❌ --budget needs a whole number of tokens: -1"],
       [["--budget", "1.5"], "❌ --budget needs a whole number of tokens: 1.5"],
       [["--budget", "1e3"], "❌ --budget needs a whole number of tokens: 1e3"],
@@ -372,10 +374,11 @@ Deno.test("--budget and --format usage errors: one line, exit 2, nothing on stdo
         ["--budget", "99999999999999999999"],
         "❌ --budget needs a whole number of tokens: 99999999999999999999",
       ],
-      [["--format"], "❌ unknown format: "],
+      [["--format"], "❌ --format needs a value"],
+      [["--format", ""], "❌ unknown format: "],
       [["--format", "yaml"], "❌ unknown format: yaml"],
       [["--format", "x\ny"], '❌ unknown format: "x\\ny"'],
-      [["--loaded=1"], "❌ unknown option: --loaded=1"],
+      [["--loaded=1"], "❌ --loaded takes no value"],
     ] as const
   ) {
     const r = scan([...args]);
@@ -425,13 +428,14 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
       env,
     }),
   );
-  const plugin = doc.files.filter((f) => f.root === "plugin");
+  // (Each SKILL.md's listing row follows its per-invocation row: context_scan_loaded_setups_test.ts.)
+  const plugin = doc.files.filter((f) => f.root === "plugin" && f.tier === "always-on");
   assert.deepEqual(
     plugin.map((f) => [f.path.slice(base.length), f.loading, f.name, f.loaded_bytes, f.category]),
     [
-      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
       ["/plug/skills/alpha/SKILL.md", "skill-listing", "plug:alpha", 20, "skills"],
       ["/other/skills/beta/SKILL.md", "skill-listing", "other:beta", 19, "skills"],
+      ["/plug/commands/go.md", "command-listing", "plug:go", 14, "skills"],
       ["/plug/agents/pa.md", "agent-listing", "plug:pa", 38, "agents"],
       // "SessionStart:startup hook success: ready" and a blank line; the script's output is unknown
       ["/plug/hooks/hooks.json", "hook-context", undefined, 42, "hooks"],

@@ -12,8 +12,9 @@ import assert from "node:assert/strict";
 import { baseEnv, git, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
 import { namespaceAvailable, observedClaude } from "./_claude.ts";
 import { scan, type ScanRun } from "./context_scan_fixtures.ts";
+import { pluginsOf } from "./_real_repos.ts";
 import { CLAUDE_CODE_VERSION } from "../scripts/claude_code.ts";
-import { findOnPath, runsAsRoot } from "../lib/scan/observe/run.ts";
+import { findOnPath, MIN_CLAUDE_VERSION, runsAsRoot } from "../lib/scan/observe/run.ts";
 import { utf8Bytes } from "../lib/scan/observe/request.ts";
 import { CONTEXT_CATEGORIES } from "../lib/scan/categories.ts";
 import type { ScanObserved, ScanObservedSource } from "../lib/scan/schema.ts";
@@ -121,7 +122,7 @@ Deno.test("--observe: every kind of source with its real path and exact bytes; n
   const observed = observedOf(r);
   assert.equal(observed.claude_code_version, CLAUDE_CODE_VERSION);
   assert.equal(observed.sandboxed, true);
-  assert.deepEqual(observed.layout_checked_on, [CLAUDE_CODE_VERSION]);
+  assert.deepEqual(observed.layout_checked_on, ["2.1.328", CLAUDE_CODE_VERSION]);
   assert.deepEqual(observed.warnings, []);
   assertAddsUp(observed);
   const b = (s: string) => utf8Bytes(s);
@@ -323,7 +324,7 @@ Deno.test("--observe errors: never posts (the deadline), crash, too old, missing
   const old = standIn(makeTempDir("ctxkit-standin-"), "exit 0", "2.0.0 (Claude Code)");
   assertObserveError(
     standInRun(["--root", root, "--observe", "--claude", old], tmp),
-    `❌ claude 2.0.0 is too old for --observe (needs ${CLAUDE_CODE_VERSION} or newer): ${old}`,
+    `❌ claude 2.0.0 is too old for --observe (needs ${MIN_CLAUDE_VERSION} or newer): ${old}`,
     tmp,
   );
   assertObserveError(
@@ -497,10 +498,18 @@ Deno.test("--observe on real public plugin/skill repositories (CTXKIT_REAL_REPOS
       }
     };
     const isPlugin = exists(`${repo}/.claude-plugin`) || exists(`${repo}/skills`);
-    // A plugin or skills repository (`.claude-plugin/` or a top-level `skills/`) is loaded with
-    // --plugin-dir from an empty project; anything else is the project.
+    // A plugin, marketplace or skills repository (`.claude-plugin/` or a top-level `skills/`) is
+    // loaded with --plugin-dir (each plugin its catalog lists) from an empty project; anything else
+    // is the project.
     const args = isPlugin
-      ? ["--root", root, "--observe", "--claude", claude, "--plugin-dir", repo]
+      ? [
+        "--root",
+        root,
+        "--observe",
+        "--claude",
+        claude,
+        ...pluginsOf(repo).flatMap((d) => ["--plugin-dir", d]),
+      ]
       : ["--root", repo, "--observe", "--claude", claude];
     const r = scan(args, {
       env: { HOME: home, CLAUDE_CONFIG_DIR: `${home}/.claude`, TMPDIR: tmp },

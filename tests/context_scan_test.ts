@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { mkdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { Buffer } from "node:buffer";
 import { spawnSync } from "node:child_process";
-import { git, makeTempDir, skipWithoutDenoFlags, writeTree } from "./_helpers.ts";
+import { git, makeTempDir, shownProgram, skipWithoutDenoFlags, writeTree } from "./_helpers.ts";
 import {
   buildExample,
   link,
@@ -18,15 +18,17 @@ import {
 import type { ScanDocument, ScanRow } from "../lib/scan/schema.ts";
 
 const HELP = [
-  "context-scan.ts - discover potential context inventory and byte-size proxies.",
+  "context-scan - discover potential context inventory and byte-size proxies.",
   "",
-  "  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help]",
+  `  ${
+    shownProgram("context-scan")
+  } [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help] [--version]`,
   "",
   "  --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)",
   "  --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)",
   "  --tier T      always-on | per-spawn | per-invocation | all   (default: all)",
   "  --loaded      add a MODEL of what Claude Code loads, from rules observed on it (as of Claude",
-  "                Code 2.1.328): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global",
+  "                Code 2.1.332): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global",
   "  --observe     run the real claude once, offline, and report what it sent (observed: measured,",
   "                not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>",
   "  --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /",
@@ -35,6 +37,7 @@ const HELP = [
   "  --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier",
   "                tier's total (always-on for all; loaded with --loaded); names the top contributors",
   "  --json        emit JSON on stdout (the default; same as --format json)",
+  "  --version     print the version and commit. Options take --opt V or --opt=V; -- ends them",
   "",
   "Tiers are inventory buckets, not observed loading: always-on includes conditional/imported",
   "instructions and memory; per-spawn inventories agent files; per-invocation inventories skills",
@@ -76,8 +79,8 @@ function scanRoot(root: string, extra: string[] = [], env: Record<string, string
 
 // command line ------------------------------------------------------------------------------------
 
-Deno.test("--help/-h/help: exact 23 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
-  assert.equal(HELP.split("\n").length - 1, 23);
+Deno.test("--help/-h/help: exact 24 lines on stdout, exit 0; --bogus --help → unknown option, exit 2", () => {
+  assert.equal(HELP.split("\n").length - 1, 24);
   for (const flag of ["--help", "-h", "help"]) {
     const r = scan([flag]);
     assert.equal(r.stdout, HELP);
@@ -94,12 +97,14 @@ Deno.test("--help/-h/help: exact 23 lines on stdout, exit 0; --bogus --help → 
   assert.equal(scan(["help"], { env: { HOME: undefined } }).code, 0);
 });
 
-Deno.test("--root missing/empty → --root needs a value, exit 2, empty stdout; --root=/x is an unknown option", () => {
+Deno.test("--root missing/empty → --root needs a value, exit 2, empty stdout; --root=/x is --root /x", () => {
   assertUsageError(scan(["--root"]), "❌ --root needs a value");
   assertUsageError(scan(["--root", ""]), "❌ --root needs a value");
+  assertUsageError(scan(["--root="]), "❌ --root needs a value");
   assertUsageError(scan(["--global", "--root"]), "❌ --root needs a value");
-  assertUsageError(scan(["--root=/x"]), "❌ unknown option: --root=/x");
+  assertUsageError(scan(["--root=/x/missing"]), "❌ not a directory: /x/missing");
   assertUsageError(scan(["--verbose"]), "❌ unknown option: --verbose");
+  assertUsageError(scan(["../demo"]), "❌ unexpected argument: ../demo");
 });
 
 Deno.test("--root /missing → not a directory: /missing, exit 2", () => {
@@ -111,9 +116,10 @@ Deno.test("--root /missing → not a directory: /missing, exit 2", () => {
   assertUsageError(scan(["--root", "--global"], { cwd: dir }), "❌ not a directory: --global");
 });
 
-Deno.test("--tier bogus and trailing --tier → unknown tier; --json accepted; repeated flag → last wins", () => {
+Deno.test("--tier bogus → unknown tier, trailing --tier → needs a value; --json accepted; repeated flag → last wins", () => {
   assertUsageError(scan(["--tier", "bogus"]), "❌ unknown tier: bogus");
-  assertUsageError(scan(["--tier"]), "❌ unknown tier: ");
+  assertUsageError(scan(["--tier=bogus"]), "❌ unknown tier: bogus");
+  assertUsageError(scan(["--tier"]), "❌ --tier needs a value");
   assertUsageError(scan(["--tier", "All"]), "❌ unknown tier: All");
   const a = makeTempDir("ctxkit-scan-a-");
   const b = makeTempDir("ctxkit-scan-b-");

@@ -15,7 +15,7 @@ import {
 } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { shellCommand } from "../lib/shell.ts";
+import { shellCommand, shellQuote } from "../lib/shell.ts";
 import { baseEnv, git, isolatedCommand, lines, makeTempDir, selfCommandWords } from "./_helpers.ts";
 import { flagPath, freshRoot, out, prose } from "./_prose_fixtures.ts";
 
@@ -64,9 +64,15 @@ Deno.test("install-hooks creates two 0755 hooks; a rerun is unchanged; --dry-run
     ]);
     assert.equal(
       l[3],
-      `${
-        shellCommand([...self, "block-end"], { always: true })
-      } </dev/null >/dev/null 2>&1 || true`,
+      `${shellCommand([...self, "block-end"], { always: true })} </dev/null >/dev/null 2>&1 || ` +
+        `echo ${
+          shellQuote(
+            `❌ ctxkit prose: block-end did not run (${
+              self.at(-1)
+            } missing or failing; moved plugin?) - a block flag may still be on: run prose install-hooks again, or prose off`,
+            { always: true },
+          )
+        } >&2`,
     );
     assert.equal(l[4], END);
     assert.equal(l.length, 5);

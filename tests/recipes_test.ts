@@ -7,16 +7,7 @@
  * shell block of README.md and references/*.md is marked as a recipe or says why it is not one.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
-import {
-  chmodSync,
-  cpSync,
-  mkdirSync,
-  readdirSync,
-  readFileSync,
-  statSync,
-  symlinkSync,
-  writeFileSync,
-} from "node:fs";
+import { cpSync, mkdirSync, readFileSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { z } from "zod";
 import { TOOLS } from "../scripts/tools.ts";
@@ -28,11 +19,11 @@ import { spawnServe } from "./_prose_fixtures.ts";
 /** Recipes run elsewhere, and by which test. */
 const RUN_ELSEWHERE: Record<string, string> = {
   "quick-start": "tests/setup_test.ts (a fresh clone, npm ci, the README's commands)",
+  "install-skill": "tests/install_skill_test.ts (into a plugin, then the skill's phases)",
 };
 
 /** Recipes this file runs. */
-const WRAPPERS = TOOLS.map((t) => `file scripts/${t}.sh`);
-const RUN_HERE = ["clone", "vendored", "bundles", ...WRAPPERS, "prose-status-over-http"];
+const RUN_HERE = ["clone", "vendored", "bundles", "prose-status-over-http"];
 
 Deno.test("docs: every shell block of README.md and references/*.md is a recipe, a transcript or says why not", () => {
   const unmarked = shellBlocks().filter((b) => b.mark === undefined);
@@ -61,13 +52,6 @@ Deno.test("docs: every recipe is run by a test", () => {
   for (const n of RUN_HERE) ok(names.includes(n), `recipe ${n} is gone from the docs`);
 });
 
-Deno.test("docs: the README's inline wrapper is the context-guard wrapper recipe, word for word", () => {
-  const exec = lines(recipe("file scripts/context-guard.sh").body).find((l) =>
-    l.startsWith("exec ")
-  )!;
-  ok(readFileSync(join(REPO, "README.md"), "utf8").includes(`\`${exec}\``), exec);
-});
-
 /** The first cell of the table row of `file` whose ctxkit column holds `call`. */
 function phaseOf(file: string, call: string): string[] {
   return readFileSync(join(REPO, file), "utf8").split("\n")
@@ -77,11 +61,11 @@ function phaseOf(file: string, call: string): string[] {
 
 Deno.test("docs: both skill tables file state --check under phase 6 and the state write under 7", () => {
   // The context-slim skill runs the virgin-surface test in phase 6's escalation gate.
-  deepStrictEqual(phaseOf("references/migration.md", "`$G state --check`"), [
+  deepStrictEqual(phaseOf("references/migration.md", '`bash "$G" state --check`'), [
     "6 virgin-surface test",
   ]);
   deepStrictEqual(phaseOf("references/context-guard.md", "`CG state --check`"), ["6"]);
-  deepStrictEqual(phaseOf("references/migration.md", '`$G state --mode "<m>"'), [
+  deepStrictEqual(phaseOf("references/migration.md", '`bash "$G" state --mode <m>'), [
     "7 ratchet state",
   ]);
   deepStrictEqual(phaseOf("references/context-guard.md", '`CG state --mode "<mode>"'), ["7"]);
@@ -238,31 +222,6 @@ Deno.test(`recipe bundles: dist/*.js through their shebangs, Deno on PATH (${TAR
   copyBundles(join(p.plugin, "ctxkit", "dist"));
   denoOnPath(p.bin);
   runRecipe(p, recipe("bundles").body + probe(VARS), `${p.bin}:/usr/bin:/bin`);
-});
-
-Deno.test(`recipe wrappers: the skill's bash "$S/<tool>.sh" calls unchanged (${TARGET})`, () => {
-  const p = place();
-  const s = join(p.plugin, "skills", "context-slim", "scripts");
-  copyBundles(s);
-  for (const tool of TOOLS) {
-    const block = recipe(`file scripts/${tool}.sh`);
-    writeFileSync(join(s, `${tool}.sh`), block.body);
-    chmodSync(join(s, `${tool}.sh`), 0o755);
-  }
-  denoOnPath(p.bin);
-  const skill = `S="$CLAUDE_PLUGIN_ROOT/skills/context-slim/scripts"\n`;
-  runRecipe(
-    p,
-    skill + probe({
-      scan: 'bash "$S/context-scan.sh"',
-      g: 'bash "$S/context-guard.sh"',
-      tg: 'bash "$S/text-guard.sh"',
-      prose: 'bash "$S/prose.sh"',
-    }),
-    `${p.bin}:/usr/bin:/bin`,
-  );
-  ok(readdirSync(s).length === 2 * TOOLS.length);
-  for (const tool of TOOLS) strictEqual(statSync(join(s, `${tool}.js`)).mode & 0o777, 0o755);
 });
 
 /** True when `program` is found on `PATH=/usr/bin:/bin`. */

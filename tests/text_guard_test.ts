@@ -13,7 +13,7 @@ import {
   unlinkSync,
   writeFileSync,
 } from "node:fs";
-import { git, makeTempDir, type RunResult, runTool } from "./_helpers.ts";
+import { git, makeTempDir, type RunResult, runTool, shownProgram } from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
@@ -23,6 +23,7 @@ import {
   outLines,
   pathWithoutGit,
   read,
+  refusedLines,
   stampOf,
   STYLE_MD,
   treeState,
@@ -35,11 +36,16 @@ The optimizer rewrites files IN PLACE. This tool puts both sides of the
 quality gate on DISK so the gate survives a context compaction, and it undoes
 a rewrite that loses a critical fact.
 
-  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+usage: ${shownProgram("text-guard")} <command> [options] [--] [<file>...]
+  (--opt V or --opt=V; -- ends the options; --help, --version)
+
+  snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
-  restore  --run-dir D <file>...                     put the snapshot back
+  restore  [--force] --run-dir D <file>...           put the snapshot back
   checkpoint --run-dir D <file>...                  record owned draft hashes
   status   --run-dir D                               list what is snapshotted
+
+Every command takes --json (one JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
 (dirty tree, or no git recovery path) - nothing was written.
@@ -66,8 +72,8 @@ Deno.test("text-guard: help, no arguments, unknown command", () => {
   const cwd = makeTempDir();
   const none = tg([], cwd);
   strictEqual(none.code, 2);
-  strictEqual(none.stdout, HELP);
-  strictEqual(none.stderr, "❌ FAILED EXIT:2\n");
+  strictEqual(none.stdout, "", "usage is no answer: it goes to stderr");
+  strictEqual(none.stderr, `${HELP}❌ FAILED EXIT:2\n`);
   for (const h of ["help", "-h", "--help"]) {
     const r = tg([h], cwd);
     strictEqual(r.code, 0);
@@ -87,7 +93,7 @@ Deno.test("text-guard: argument errors exit 2 with their exact message", () => {
     [["snapshot", "--bogus", "x"], "❌ unknown option: --bogus"],
     [["snapshot", "-"], "❌ unknown option: -"],
     [["snapshot", "--"], "❌ snapshot needs at least one file"], // `--` ends options
-    [["snapshot", "--tokens=ext", "x"], "❌ unknown option: --tokens=ext"],
+    [["snapshot", "--tokens=ext", "x"], "❌ --tokens does not apply to snapshot"],
     [["snapshot"], "❌ snapshot needs at least one file"],
     [["snapshot", "--allow-dirty"], "❌ snapshot needs at least one file"],
     [["checkpoint", "a"], "❌ checkpoint needs --run-dir and files"],
@@ -103,8 +109,8 @@ Deno.test("text-guard: argument errors exit 2 with their exact message", () => {
     [["restore", "--run-dir", "d"], "❌ restore needs at least one file"],
     [["status"], "❌ status needs --run-dir"],
     [["status", "--run-dir"], "❌ --run-dir needs a value"],
-    [["status", "--run-dir", "d", "x"], "❌ unknown argument: x"],
-    [["status", "--all"], "❌ unknown argument: --all"],
+    [["status", "--run-dir", "d", "x"], "❌ unexpected argument: x"],
+    [["status", "--all"], "❌ unknown option: --all"],
     [["status", "--run-dir", "d"], "❌ no snapshot dir: d/orig"],
   ];
   for (const [args, message] of cases) {
@@ -291,7 +297,11 @@ Deno.test("text-guard snapshot: symlinked target, linked run-dir ancestor, exist
   const p = project();
   symlinkSync(`${p.proj}/CLAUDE.md`, `${p.proj}/link.md`);
   let r = tg(["snapshot", "--run-dir", `${p.base}/r`, "link.md"], p.proj, p.env);
-  assertDies(r, 2, "❌ symbolic-link target: link.md - name the intended real file explicitly");
+  assertDies(
+    r,
+    2,
+    `❌ symbolic-link target: link.md - name the intended real file explicitly: ${p.proj}/CLAUDE.md`,
+  );
   mkdirSync(`${p.base}/real`);
   symlinkSync(`${p.base}/real`, `${p.base}/lnk`);
   r = tg(["snapshot", "--run-dir", `${p.base}/lnk/sub/run`, "CLAUDE.md"], p.proj, p.env);
@@ -420,7 +430,7 @@ Deno.test("text-guard verify: restore refused without ownership, --no-restore ke
     "FILES_FAILED: 1",
   ]);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), draft);
   // A concurrent edit after the checkpoint is not owned either.
@@ -429,7 +439,7 @@ Deno.test("text-guard verify: restore refused without ownership, --no-restore ke
   r = tg(["verify", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
   strictEqual(r.code, 1);
   deepStrictEqual(errLines(r), [
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
   ]);
   strictEqual(read(`${p.proj}/CLAUDE.md`), draft + "someone else\n");
 });
@@ -523,8 +533,14 @@ Deno.test("text-guard restore: all or nothing, every refusal named, MISSING reco
   assertDies(
     r,
     1,
-    "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
-    "RESTORE_REFUSED: .claude/rules/style.md (current bytes lack matching draft ownership)",
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
+    ...refusedLines(
+      "text-guard",
+      p.rd,
+      ".claude/rules/style.md",
+      `${p.proj}/.claude/rules/style.md`,
+      p.proj,
+    ),
   );
   strictEqual(r.stdout, "");
   deepStrictEqual(treeState(p.proj), before);
@@ -563,13 +579,21 @@ Deno.test("text-guard restore: a link planted at the target after the snapshot i
   unlinkSync(`${p.proj}/CLAUDE.md`);
   symlinkSync(`${p.base}/victim`, `${p.proj}/CLAUDE.md`);
   const r = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
-  assertDies(r, 2, "❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly");
+  assertDies(
+    r,
+    2,
+    `❌ symbolic-link target: CLAUDE.md - name the intended real file explicitly: ${p.base}/victim`,
+  );
   strictEqual(read(`${p.base}/victim`), "victim\n");
   // A directory at the target is refused, not written into.
   unlinkSync(`${p.proj}/CLAUDE.md`);
   mkdirSync(`${p.proj}/CLAUDE.md`);
   const r2 = tg(["restore", "--run-dir", p.rd, "CLAUDE.md"], p.proj, p.env);
-  assertDies(r2, 1, "RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)");
+  assertDies(
+    r2,
+    1,
+    ...refusedLines("text-guard", p.rd, "CLAUDE.md", `${p.proj}/CLAUDE.md`, p.proj),
+  );
   deepStrictEqual(treeState(`${p.proj}/CLAUDE.md`), []);
 });
 

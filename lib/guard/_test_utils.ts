@@ -41,3 +41,15 @@ export function assertUsage(fn: () => unknown, message: string): void {
     return true;
   });
 }
+
+/**
+ * The `RESTORE_REFUSED:` line of `rel` and its two hint lines as a collecting reporter keeps them
+ * (`stderr: …`), when no command line registered its forced restore (the library's bare form).
+ */
+export function refusedShown(runDir: string, rel: string, abs: string): string[] {
+  return [
+    `stderr: RESTORE_REFUSED: ${rel} (current bytes lack matching draft ownership)`,
+    `stderr:   current: ${abs} (kept) · original: ${runDir}/orig/${rel}`,
+    `stderr:   to restore it anyway, keeping the current bytes in ${runDir}/displaced/: restore --run-dir ${runDir} --force ${abs}`,
+  ];
+}

@@ -5,20 +5,38 @@ import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
 import {
   GUARD_ERROR_FORMAT,
+  type GuardCommands,
   lastValue,
+  LAYER_OPTIONS,
   operands,
-  type OptionSpec,
-  parseGuardArgs,
+  parseGuardArgs as parseWith,
+  TOKENS,
+  VALUE,
 } from "./cli_shared.ts";
 import { PathRefusedError, RestoreRefusedError, ScanRejectedError } from "./errors.ts";
 
-/** A subcommand with every kind of option. */
-const SPEC: OptionSpec = {
-  flags: { "--allow-dirty": "allowDirty" },
-  values: { "--run-dir": { key: "runDir" }, "--survivor": { key: "survivor" } },
-  layer: true,
-  tokens: true,
+/** A tool with a subcommand of every kind of option, and bare ones. */
+const COMMANDS: GuardCommands = {
+  full: {
+    options: {
+      ...LAYER_OPTIONS,
+      "--allow-dirty": {},
+      "--run-dir": VALUE,
+      "--survivor": VALUE,
+      "--tokens": TOKENS,
+    },
+  },
+  bare: { options: { "--run-dir": VALUE } },
+  state: { options: { "--root": { value: true, empty: true } } },
+  status: { options: { "--run-dir": VALUE }, noPositionals: true },
 };
+
+/** Parse as the `full` subcommand. */
+function parseGuardArgs(args: string[], command = "full") {
+  return parseWith(args, COMMANDS, command);
+}
+
+const SPEC = "full";
 
 const usage = assertUsage;
 
@@ -37,12 +55,12 @@ Deno.test("parseGuardArgs: options and operands mix; a value option takes the ne
     ],
     SPEC,
   );
-  assert.deepEqual(p.values.get("runDir"), ["--global", "d"]);
-  assert.equal(lastValue(p, "runDir"), "d");
-  assert.deepEqual(p.values.get("survivor"), ["-x"]);
+  assert.deepEqual(p.values.get("--run-dir"), ["--global", "d"]);
+  assert.equal(lastValue(p, "--run-dir"), "d");
+  assert.deepEqual(p.values.get("--survivor"), ["-x"]);
   assert.equal(lastValue(p, "absent"), undefined);
   assert.equal(p.layer, undefined, "a consumed value is no layer flag");
-  assert.deepEqual([...p.flags], ["allowDirty"]);
+  assert.deepEqual([...p.flags], ["--allow-dirty"]);
   assert.deepEqual(operands(p), ["a.md", "b.md"]);
   assert.deepEqual(p.events, [
     { kind: "operand", value: "a.md" },
@@ -54,7 +72,7 @@ Deno.test("parseGuardArgs: options and operands mix; a value option takes the ne
   assert.equal(p.alphabet, "base");
   // `--run-dir --` takes `--` as the value: it does not end the options.
   const q = parseGuardArgs(["--run-dir", "--", "y.md"], SPEC);
-  assert.deepEqual(q.values.get("runDir"), ["--"]);
+  assert.deepEqual(q.values.get("--run-dir"), ["--"]);
   assert.deepEqual(operands(q), ["y.md"]);
   usage(() => parseGuardArgs(["--run-dir", "--", "-y"], SPEC), "unknown option: -y");
 });
@@ -63,10 +81,10 @@ Deno.test("parseGuardArgs: a value option with no argument left, or an empty one
   usage(() => parseGuardArgs(["--run-dir"], SPEC), "--run-dir needs a value");
   usage(() => parseGuardArgs(["--run-dir", "", "a"], SPEC), "--run-dir needs a value");
   usage(() => parseGuardArgs(["a", "--survivor"], SPEC), "--survivor needs a value");
-  // allowEmpty (state's options): "" is a value, but a missing one is still an error.
-  const state: OptionSpec = { values: { "--root": { key: "root", allowEmpty: true } } };
-  assert.deepEqual(parseGuardArgs(["--root", ""], state).values.get("root"), [""]);
-  usage(() => parseGuardArgs(["--root"], state), "--root needs a value");
+  // empty allowed (state's options): "" is a value, but a missing one is still an error.
+  assert.deepEqual(parseGuardArgs(["--root", ""], "state").values.get("--root"), [""]);
+  assert.deepEqual(parseGuardArgs(["--root="], "state").values.get("--root"), [""]);
+  usage(() => parseGuardArgs(["--root"], "state"), "--root needs a value");
 });
 
 Deno.test("parseGuardArgs: a bare -- ends the options; a second -- is an operand", () => {
@@ -76,12 +94,15 @@ Deno.test("parseGuardArgs: a bare -- ends the options; a second -- is an operand
   assert.equal(p.values.size, 0);
 });
 
-Deno.test("parseGuardArgs: unknown options, --tokens= only in its = form, layers last wins", () => {
-  for (const bad of ["-", "-x", "--bogus", "--tokens", "--run-dir=d", "--allow-dirty=1"]) {
+Deno.test("parseGuardArgs: unknown options, --opt=value for every value option, layers last wins", () => {
+  for (const bad of ["-", "-x", "--bogus"]) {
     usage(() => parseGuardArgs([bad], SPEC), `unknown option: ${bad}`);
   }
-  usage(() => parseGuardArgs(["--tokens", "ext"], SPEC), "unknown option: --tokens");
+  usage(() => parseGuardArgs(["--allow-dirty=1"], SPEC), "--allow-dirty takes no value");
+  assert.deepEqual(parseGuardArgs(["--run-dir=d"], SPEC).values.get("--run-dir"), ["d"]);
+  assert.equal(parseGuardArgs(["--tokens", "ext"], SPEC).alphabet, "ext");
   assert.equal(parseGuardArgs(["--tokens=base", "--tokens=ext"], SPEC).alphabet, "ext");
+  usage(() => parseGuardArgs(["--tokens"], SPEC), "--tokens needs a value");
   usage(
     () => parseGuardArgs(["--tokens="], SPEC),
     "unknown token alphabet:  (want base or ext)",
@@ -90,11 +111,14 @@ Deno.test("parseGuardArgs: unknown options, --tokens= only in its = form, layers
     () => parseGuardArgs(["--tokens=EXT"], SPEC),
     "unknown token alphabet: EXT (want base or ext)",
   );
-  // Each subcommand accepts only its own options.
-  const bare: OptionSpec = { values: { "--run-dir": { key: "runDir" } } };
-  usage(() => parseGuardArgs(["--global"], bare), "unknown option: --global");
-  usage(() => parseGuardArgs(["--tokens=ext"], bare), "unknown option: --tokens=ext");
-  usage(() => parseGuardArgs(["--allow-dirty"], bare), "unknown option: --allow-dirty");
+  // Each subcommand accepts only its own options: another's is named as such.
+  usage(() => parseGuardArgs(["--global"], "bare"), "--global does not apply to bare");
+  usage(() => parseGuardArgs(["--tokens=ext"], "bare"), "--tokens does not apply to bare");
+  usage(() => parseGuardArgs(["--allow-dirty"], "bare"), "--allow-dirty does not apply to bare");
+  usage(
+    () => parseGuardArgs(["--run-dri", "d"], "bare"),
+    "unknown option: --run-dri; did you mean --run-dir?",
+  );
   const p = parseGuardArgs(["--project", "--global", "--project"], SPEC);
   assert.equal(p.layer, "project");
   assert.deepEqual(p.events, [
@@ -102,18 +126,15 @@ Deno.test("parseGuardArgs: unknown options, --tokens= only in its = form, layers
     { kind: "layer", layer: "global" },
     { kind: "layer", layer: "project" },
   ]);
+  assert.equal(parseGuardArgs(["a", "--help", "--bogus"], SPEC).asks, "help");
+  assert.equal(parseGuardArgs(["--version"], SPEC).asks, "version");
 });
 
-Deno.test("parseGuardArgs: a subcommand without operands names every stray argument, even after --", () => {
-  const status: OptionSpec = {
-    values: { "--run-dir": { key: "runDir" } },
-    noOperands: true,
-    unknownWord: "argument",
-  };
-  assert.equal(lastValue(parseGuardArgs(["--run-dir", "d"], status), "runDir"), "d");
-  usage(() => parseGuardArgs(["x"], status), "unknown argument: x");
-  usage(() => parseGuardArgs(["-x"], status), "unknown argument: -x");
-  usage(() => parseGuardArgs(["--", "--run-dir"], status), "unknown argument: --run-dir");
+Deno.test("parseGuardArgs: a subcommand without positionals names each, even after --", () => {
+  assert.equal(lastValue(parseGuardArgs(["--run-dir", "d"], "status"), "--run-dir"), "d");
+  usage(() => parseGuardArgs(["x"], "status"), "unexpected argument: x");
+  usage(() => parseGuardArgs(["-x"], "status"), "unknown option: -x");
+  usage(() => parseGuardArgs(["--", "--run-dir"], "status"), "unexpected argument: --run-dir");
 });
 
 Deno.test("GUARD_ERROR_FORMAT: ❌ and the message, names escaped; refusal and rejection lines as they are", () => {

@@ -6,76 +6,105 @@
  * @module
  */
 
-import { writeOut } from "../_cli/output.ts";
+import { type Self, selfCommand } from "../_cli/self.ts";
 import { existsFollow } from "../_fs/inspect.ts";
-import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
-import { type ArgEvent, lastValue, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  type ArgEvent,
+  type GuardCommands,
+  lastValue,
+  LAYER_OPTIONS,
+  type ParsedArgs,
+  readGuardLine,
+  TOKENS,
+  VALUE,
+  withReporter,
+} from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
-import { guardRoots } from "./roots.ts";
+import type { Reporter } from "./report.ts";
+import { shellCommand } from "../shell.ts";
+import { setForceCommand } from "./force_command.ts";
+import { type GuardRoots, guardRoots } from "./roots.ts";
 import { looksLikeSelector, namesManifestFile } from "./selection.ts";
 
-/** `context-guard --help`. */
-export const CONTEXT_GUARD_HELP =
-  `context-guard - snapshot / verify / rollback / restore / state for context-slim.
+/**
+ * `context-guard --help`, naming `program`: the name the tool runs by
+ * (`references/cli.md#the-form-it-runs-as`).
+ */
+export function contextGuardHelp(program: string): string {
+  return `context-guard - snapshot / verify / rollback / restore / state for context-slim.
 
-  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] <file>...
+usage: ${program} <command> [options] [--] [<file>...]
+  (--opt V or --opt=V; -- ends the options; --help, --version)
+
+  snapshot       [--project|--global] [--run-dir D] [--allow-dirty] [--quiet] <file>...
   verify         [--project|--global] [--run-dir D | last | <ts>] [--ledger L] [--tokens=base|ext] <file>...
   verify-deleted [--project|--global] [--run-dir D | last | <ts>] [--tokens=base|ext] --survivor S [--survivor S]... <deleted-file>
   rollback       [--run-dir D]...                        whole run, every layer, every file
-  restore        [--project|--global] [--run-dir D | last | <ts>] [<file>...]
+  restore        [--project|--global] [--run-dir D | last | <ts>] [--dry-run] [<file>...]
+  restore        --run-dir D --force <file>...            restore anyway, current bytes kept in displaced/
   state          --mode M --before A.json --after B.json [--flags S] [--ledger F] [--root R] [--out P]
   state --check  [--root R] [--out P]                    ratchet present? (virgin-surface test)
   list                                                   backups, newest first
 
-Layers: project = $CLAUDE_PROJECT_DIR or the current directory; global = $CLAUDE_CONFIG_DIR or
-$HOME/.claude. Backups: <global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ +
-manifest.json). Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3
-unless --allow-dirty. Restore needs original bytes or a matching draft checkpoint and never deletes.
-Retention keeps the newest 5 backups.
+Layers: project = $CLAUDE_PROJECT_DIR, else the git work tree's top level, else the current
+directory; global = $CLAUDE_CONFIG_DIR or $HOME/.claude. Backups:
+<global>/backups/<YYYYMMDD-HHMMSS>-<layer>_context-slim/ (orig/ + manifest.json).
+Untracked/git-ignored targets are SNAPSHOT-ONLY; a dirty TRACKED target exits 3 unless
+--allow-dirty. Restore needs original bytes or a matching draft checkpoint (a run taken with
+CTXKIT_GUARD_TRUST=snapshot: no checkpoint for the file) and never deletes; what it overrides is
+kept in <run dir>/displaced/. Retention keeps the newest 5 backups. Every command takes --json (one
+JSON document on stdout instead of the result lines).
 
 Exit: 0 ok | 1 gate/checksum failed or recovery refused | 2 usage/state error | 3 dirty TRACKED target (nothing written)`;
+}
 
-const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
-const STATE_VALUE = { allowEmpty: true } as const;
+const RUN_DIR = { "--run-dir": VALUE } as const;
+/** state's options accept an empty value. */
+const STATE_VALUE = { value: true, empty: true } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": {} } as const;
 
-/** The options each context-guard subcommand accepts (`list` takes none and ignores its arguments). */
-export const CONTEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { layer: true, flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
+/** The subcommands of context-guard and the options each accepts. */
+export const CONTEXT_GUARD_COMMANDS: GuardCommands = {
+  snapshot: {
+    options: { ...LAYER_OPTIONS, "--allow-dirty": {}, "--quiet": {}, ...JSON_FLAG, ...RUN_DIR },
+  },
   verify: {
-    layer: true,
-    tokens: true,
-    values: { ...RUN_DIR, "--ledger": { key: "ledger" } },
+    options: { ...LAYER_OPTIONS, "--tokens": TOKENS, ...JSON_FLAG, ...RUN_DIR, "--ledger": VALUE },
   },
   "verify-deleted": {
-    layer: true,
-    tokens: true,
-    values: { ...RUN_DIR, "--survivor": { key: "survivor" } },
-  },
-  rollback: { values: RUN_DIR },
-  restore: { layer: true, values: RUN_DIR },
-  state: {
-    flags: { "--check": "check" },
-    values: {
-      "--mode": { key: "mode", ...STATE_VALUE },
-      "--before": { key: "before", ...STATE_VALUE },
-      "--after": { key: "after", ...STATE_VALUE },
-      "--flags": { key: "flags", ...STATE_VALUE },
-      "--ledger": { key: "ledger", ...STATE_VALUE },
-      "--root": { key: "root", ...STATE_VALUE },
-      "--out": { key: "out", ...STATE_VALUE },
+    options: {
+      ...LAYER_OPTIONS,
+      "--tokens": TOKENS,
+      ...JSON_FLAG,
+      ...RUN_DIR,
+      "--survivor": VALUE,
     },
-    noOperands: true,
-    unknownWord: "argument",
+  },
+  rollback: { options: { ...JSON_FLAG, ...RUN_DIR } },
+  restore: {
+    options: { ...LAYER_OPTIONS, "--force": {}, "--dry-run": {}, ...JSON_FLAG, ...RUN_DIR },
+  },
+  list: { options: JSON_FLAG, noPositionals: true },
+  state: {
+    options: {
+      "--check": {},
+      ...JSON_FLAG,
+      "--mode": STATE_VALUE,
+      "--before": STATE_VALUE,
+      "--after": STATE_VALUE,
+      "--flags": STATE_VALUE,
+      "--ledger": STATE_VALUE,
+      "--root": STATE_VALUE,
+      "--out": STATE_VALUE,
+    },
+    noPositionals: true,
   },
 };
 
-/** What the bin passes in. */
-export interface ContextGuardEnvironment {
-  /** Absolute path of the running script or bundle (recorded in `restore_cmd`). */
-  scriptPath: string;
-}
+/** What the bin passes in: the running tool (its script is recorded in `restore_cmd`). */
+export type ContextGuardEnvironment = Self;
 
 /**
  * The `last`/`<ts>` selector of `verify`, `restore` and `verify-deleted`, and the file operands
@@ -112,7 +141,10 @@ export function splitSelector(
  * @example
  * ```ts ignore
  * import { contextGuardMain } from "./context_guard_cli.ts";
- * const rc = await contextGuardMain(["list"], { scriptPath: "/opt/ctxkit/bin/context-guard.ts" });
+ * const rc = await contextGuardMain(["list"], {
+ *   tool: "context-guard",
+ *   scriptPath: "/opt/ctxkit/bin/context-guard.ts",
+ * });
  * ```
  */
 export async function contextGuardMain(
@@ -130,39 +162,56 @@ async function contextGuard(
   args: readonly string[],
   env: ContextGuardEnvironment,
 ): Promise<number> {
-  if (args.length === 0) {
-    writeOut(CONTEXT_GUARD_HELP);
-    return 2;
-  }
-  const [command, ...rest] = args;
-  if (command === "help" || command === "-h" || command === "--help") {
-    writeOut(CONTEXT_GUARD_HELP);
-    return 0;
-  }
-  if (command !== "list" && CONTEXT_GUARD_OPTIONS[command] === undefined) {
-    throw new UsageError(text`unknown command: ${command}`);
-  }
+  const line = await readGuardLine(args, CONTEXT_GUARD_COMMANDS, env, contextGuardHelp);
+  if ("rc" in line) return line.rc;
+  const { command, parsed: p } = line;
   const roots = guardRoots();
-  const reporter = consoleReporter;
+  setForceCommand((runDir, target) =>
+    shellCommand([
+      ...selfCommand(env.scriptPath, ["--allow-all"]),
+      "restore",
+      "--run-dir",
+      runDir,
+      "--force",
+      target.arg,
+    ])
+  );
+  return await withReporter(
+    "context-guard",
+    command,
+    p,
+    (reporter) => run(command, p, roots, reporter, env),
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  roots: GuardRoots,
+  reporter: Reporter,
+  env: ContextGuardEnvironment,
+): Promise<number> {
   if (command === "list") {
     const { list } = await import("./commands/list.ts");
     list(roots, reporter);
     return 0;
   }
-  const p = parseGuardArgs(rest, CONTEXT_GUARD_OPTIONS[command]);
-  const runDir = lastValue(p, "runDir");
+  const runDir = lastValue(p, "--run-dir");
   const inManifest = (arg: string) => namesManifestFile(arg, roots);
   switch (command) {
     case "snapshot": {
       const { snapshot } = await import("./commands/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       const files = p.events.flatMap((e) => (e.kind === "operand" ? [e.value] : []));
       await snapshot({
         roots,
         layer: p.layer,
         files,
         runDir,
-        allowDirty: p.flags.has("allowDirty"),
+        allowDirty: p.flags.has("--allow-dirty"),
         scriptPath: env.scriptPath,
+        trust: trustFromEnv(),
       }, reporter);
       return 0;
     }
@@ -174,7 +223,7 @@ async function contextGuard(
         layer: p.layer,
         runDir,
         selector,
-        ledger: lastValue(p, "ledger"),
+        ledger: lastValue(p, "--ledger"),
         alphabet: p.alphabet,
         files,
       }, reporter);
@@ -189,7 +238,7 @@ async function contextGuard(
         runDir,
         selector,
         alphabet: p.alphabet,
-        survivors: p.values.get("survivor") ?? [],
+        survivors: p.values.get("--survivor") ?? [],
         targets: files,
       }, reporter);
       return result.outcome === "merged" ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
@@ -197,8 +246,19 @@ async function contextGuard(
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
       const { selector, files } = splitSelector(p.events, inManifest);
-      return (await restore({ roots, layer: p.layer, runDir, selector, files }, reporter))
-        .exitCode;
+      const options = {
+        roots,
+        layer: p.layer,
+        runDir,
+        selector,
+        files,
+        force: p.flags.has("--force"),
+      };
+      if (p.flags.has("--dry-run")) {
+        const { planRestore } = await import("./commands/restore_plan.ts");
+        return planRestore(options, reporter).exitCode;
+      }
+      return (await restore(options, reporter)).exitCode;
     }
     case "rollback": {
       const { rollback } = await import("./commands/restore.ts");
@@ -207,9 +267,9 @@ async function contextGuard(
     }
     default: {
       const { stateExists, statePath, writeState } = await import("./commands/state.ts");
-      const value = (key: string) => lastValue(p, key);
+      const value = (key: string) => lastValue(p, `--${key}`);
       const path = statePath({ root: value("root"), out: value("out") }, roots.project);
-      if (p.flags.has("check")) {
+      if (p.flags.has("--check")) {
         reporter.out(text`STATE: ${stateExists(path) ? "present" : "absent"} ${path}`);
         return 0;
       }

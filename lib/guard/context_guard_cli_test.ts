@@ -3,28 +3,34 @@ import { assertUsage } from "./_test_utils.ts";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { UsageError } from "../errors.ts";
-import { parseGuardArgs } from "./cli_shared.ts";
-import { CONTEXT_GUARD_OPTIONS, contextGuardMain, splitSelector } from "./context_guard_cli.ts";
+import { parseGuardArgs as parseWith } from "./cli_shared.ts";
+import { CONTEXT_GUARD_COMMANDS, contextGuardMain, splitSelector } from "./context_guard_cli.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 const usage = assertUsage;
 
+/** Parse `args` as context-guard's subcommand `command`. */
+function parseGuardArgs(args: string[], command: string) {
+  return parseWith(args, CONTEXT_GUARD_COMMANDS, command);
+}
+
 Deno.test("state options: last wins, values verbatim (even empty or dash-led), errors", () => {
-  const spec = CONTEXT_GUARD_OPTIONS.state;
+  const spec = "state";
   const p = parseGuardArgs(["--mode", "a", "--mode", "--check", "--flags", "--global"], spec);
-  assert.deepEqual(p.values.get("mode"), ["a", "--check"]);
-  assert.deepEqual(p.values.get("flags"), ["--global"]);
-  assert.equal(p.flags.has("check"), false);
+  assert.deepEqual(p.values.get("--mode"), ["a", "--check"]);
+  assert.deepEqual(p.values.get("--flags"), ["--global"]);
+  assert.equal(p.flags.has("--check"), false);
   const q = parseGuardArgs(["--root", "", "--check"], spec);
-  assert.deepEqual(q.values.get("root"), [""]);
-  assert.equal(q.flags.has("check"), true);
+  assert.deepEqual(q.values.get("--root"), [""]);
+  assert.equal(q.flags.has("--check"), true);
   for (const opt of ["--mode", "--before", "--after", "--flags", "--ledger", "--root", "--out"]) {
     usage(() => parseGuardArgs(["--check", opt], spec), `${opt} needs a value`);
   }
-  usage(() => parseGuardArgs(["--bogus"], spec), "unknown argument: --bogus");
-  usage(() => parseGuardArgs(["x"], spec), "unknown argument: x");
-  usage(() => parseGuardArgs(["--mode=slim"], spec), "unknown argument: --mode=slim");
-  usage(() => parseGuardArgs(["--", "--check"], spec), "unknown argument: --check");
+  assert.deepEqual(parseGuardArgs(["--mode=slim"], spec).values.get("--mode"), ["slim"]);
+  usage(() => parseGuardArgs(["--bogus"], spec), "unknown option: --bogus");
+  usage(() => parseGuardArgs(["--run-dir", "d"], spec), "--run-dir does not apply to state");
+  usage(() => parseGuardArgs(["x"], spec), "unexpected argument: x");
+  usage(() => parseGuardArgs(["--", "--check"], spec), "unexpected argument: --check");
 });
 
 Deno.test("verify-deleted options: survivors accumulate, last --run-dir and layer win", () => {
@@ -42,25 +48,25 @@ Deno.test("verify-deleted options: survivors accumulate, last --run-dir and laye
       "r2",
       "t.md",
     ],
-    CONTEXT_GUARD_OPTIONS["verify-deleted"],
+    "verify-deleted",
   );
-  assert.deepEqual(p.values.get("survivor"), ["a", "b"]);
-  assert.deepEqual(p.values.get("runDir"), ["r1", "r2"]);
+  assert.deepEqual(p.values.get("--survivor"), ["a", "b"]);
+  assert.deepEqual(p.values.get("--run-dir"), ["r1", "r2"]);
   assert.equal(p.layer, "project");
   usage(
-    () => parseGuardArgs(["--tokens=nope"], CONTEXT_GUARD_OPTIONS["verify-deleted"]),
+    () => parseGuardArgs(["--tokens=nope"], "verify-deleted"),
     "unknown token alphabet: nope (want base or ext)",
   );
   usage(
-    () => parseGuardArgs(["--ledger", "l"], CONTEXT_GUARD_OPTIONS["verify-deleted"]),
-    "unknown option: --ledger",
+    () => parseGuardArgs(["--ledger", "l"], "verify-deleted"),
+    "--ledger does not apply to verify-deleted",
   );
 });
 
 Deno.test("splitSelector: precedence — after --run-dir, on disk, in a manifest: a file; else a selector's form", () => {
   const cwd = makeTempDir("ctxkit-sel-");
   writeFileSync(join(cwd, "2026"), "a file named like a stamp");
-  const events = (args: string[]) => parseGuardArgs(args, CONTEXT_GUARD_OPTIONS.restore).events;
+  const events = (args: string[]) => parseGuardArgs(args, "restore").events;
   const none = () => false;
   assert.deepEqual(splitSelector(events(["last", "b.md"]), none), {
     selector: "last",
@@ -89,8 +95,14 @@ Deno.test("splitSelector: precedence — after --run-dir, on disk, in a manifest
 });
 
 Deno.test("contextGuardMain: an unknown command is a usage error before anything else", async () => {
+  const self = { tool: "context-guard", scriptPath: "/x" };
   await assert.rejects(
-    () => contextGuardMain(["bogus"], { scriptPath: "/x" }),
+    () => contextGuardMain(["bogus"], self),
     (e: unknown) => e instanceof UsageError && e.message === "unknown command: bogus",
+  );
+  await assert.rejects(
+    () => contextGuardMain(["verfiy"], self),
+    (e: unknown) =>
+      e instanceof UsageError && e.message === "unknown command: verfiy; did you mean verify?",
   );
 });

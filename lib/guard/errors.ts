@@ -70,12 +70,17 @@ export type SnapshotProblem = SnapshotMissingError["problem"];
 
 /** The run dir has no snapshot of what was asked for (exit 2). */
 export class SnapshotMissingError extends CtxkitError {
-  /** The run dir (or the backup root, for `no-backups`). */
+  /** The run dir (or the backup root, for `no-backups` and `no-match`). */
   readonly runDir: string;
   /** The root-relative file concerned, when there is one. */
   readonly rel?: string;
   /** What is missing. */
-  readonly problem: "no-snapshot-dir" | "no-snapshot" | "no-backups" | "not-in-manifest";
+  readonly problem:
+    | "no-snapshot-dir"
+    | "no-snapshot"
+    | "no-backups"
+    | "no-match"
+    | "not-in-manifest";
   /** Create the error. */
   constructor(
     problem: SnapshotMissingError["problem"],
@@ -185,9 +190,9 @@ export class DirtyTreeError extends CtxkitError {
 export class RestoreRefusedError extends CtxkitError {
   /** The refused root-relative paths, in order. */
   readonly rels: readonly string[];
-  /** Create the error. */
-  constructor(rels: readonly string[]) {
-    super(1, refusalLines(rels));
+  /** Create the error; `hints[i]`, when given, is printed under the line of `rels[i]`. */
+  constructor(rels: readonly string[], hints: readonly Text[] = []) {
+    super(1, refusalLines(rels, hints));
     this.rels = rels;
   }
 }
@@ -197,8 +202,13 @@ export function refusalLine(rel: string): Text {
   return text`RESTORE_REFUSED: ${rel} (current bytes lack matching draft ownership)`;
 }
 
-function refusalLines(rels: readonly string[]): Text {
-  return joinText(rels.map(refusalLine), "\n");
+function refusalLines(rels: readonly string[], hints: readonly Text[]): Text {
+  return joinText(
+    rels.map((rel, i) =>
+      hints[i] === undefined ? refusalLine(rel) : text`${refusalLine(rel)}\n${hints[i]}`
+    ),
+    "\n",
+  );
 }
 
 /**

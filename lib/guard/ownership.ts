@@ -16,6 +16,7 @@ import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
 import { dirname } from "../paths.ts";
 import type { AtomicWriteOptions, PendingWrite } from "../_fs/write.ts";
+import type { RestoreOverride } from "./trust.ts";
 import {
   draftRecordPath,
   makeRunDirs,
@@ -134,20 +135,36 @@ export function restoreVerdict(
 export interface JudgedRestore extends RestoreVerdict {
   /** The target as judged. */
   current: CurrentFile;
+  /**
+   * Allowed only by an override (`references/context-guard.md#snapshot-trust`) over a regular file:
+   * its current bytes must be kept in `displaced/` before it is replaced.
+   */
+  displace?: boolean;
 }
 
-/** {@linkcode restoreVerdict}, keeping what was seen of the target. */
+/**
+ * {@linkcode restoreVerdict}, keeping what was seen of the target. With an `override`, a file the
+ * proof does not allow is allowed all the same — `force` always, `trust` when the run holds no
+ * draft record for it — and marked {@linkcode JudgedRestore.displace} when it exists; a link, a
+ * non-regular or an unreadable file stays refused.
+ */
 export function judgeRestore(
   runDir: string,
   rel: string,
   abs: string,
   copyHash: string | undefined,
+  override?: RestoreOverride,
 ): JudgedRestore {
   const current = inspectCurrent(abs);
   const state = current.state;
   if (state === undefined) return { allowed: false, original: false, current };
   if (state !== "MISSING" && state === copyHash) return { allowed: true, original: true, current };
-  return { allowed: readDraftRecord(runDir, rel) === state, original: false, current };
+  const record = readDraftRecord(runDir, rel);
+  if (record === state) return { allowed: true, original: false, current };
+  if (override === "force" || (override === "trust" && record === undefined)) {
+    return { allowed: true, original: false, current, displace: state !== "MISSING" };
+  }
+  return { allowed: false, original: false, current };
 }
 
 /**
@@ -182,6 +199,7 @@ export function recheckRestore(
   abs: string,
   judged: JudgedRestore,
   copyHash: string | undefined,
+  override?: RestoreOverride,
 ): JudgedRestore {
   const seen = judged.current;
   let now: Deno.FileInfo | undefined;
@@ -200,7 +218,12 @@ export function recheckRestore(
       rethrowPermission(e); // anything else: judged afresh below, which names it unknown
     }
   }
-  return judgeRestore(runDir, rel, abs, copyHash);
+  const fresh = judgeRestore(runDir, rel, abs, copyHash, override);
+  // Kept bytes stand for the file judged: another file now may not replace them unkept.
+  if (judged.displace && fresh.current.state !== judged.current.state) {
+    return { ...fresh, allowed: false };
+  }
+  return fresh;
 }
 
 /** {@linkcode restoreVerdict}'s `allowed`. */
@@ -220,9 +243,10 @@ export function restoreFile(
   abs: string,
   syncDirectory = true,
   recordedMode?: number,
+  beforeRename?: () => void,
 ): string {
   const { content, options } = restoreWrite(runDir, rel, abs, syncDirectory, recordedMode);
-  return replaceFile(abs, content, options).sha256;
+  return replaceFile(abs, content, { ...options, beforeRename }).sha256;
 }
 
 /**

@@ -10,7 +10,13 @@
 
 import { EnvironmentError } from "../errors.ts";
 import { gitToplevel } from "../git.ts";
-import { existsFollow, isDirectoryFollow, isSymlink, physicalPath } from "../_fs/inspect.ts";
+import {
+  existsFollow,
+  isDirectoryFollow,
+  isFileFollow,
+  isSymlink,
+  physicalPath,
+} from "../_fs/inspect.ts";
 import {
   basename,
   dirname,
@@ -157,11 +163,18 @@ function physicalBelowExisting(dir: string): string | undefined {
   return parts.length === 0 ? physical : `${physical === "/" ? "" : physical}/${parts.join("/")}`;
 }
 
+/**
+ * The refusal of a link given as a file. It names the regular file the link resolves to, when it
+ * does (a `CLAUDE.md` linked to `AGENTS.md`): the file to name instead, not a run-dir problem.
+ */
 function symlinkTarget(f: string): PathRefusedError {
+  const real = isFileFollow(f) ? physicalPath(f) : undefined;
   return new PathRefusedError(
     f,
     "symlink",
-    text`symbolic-link target: ${f} - name the intended real file explicitly`,
+    real === undefined
+      ? text`symbolic-link target: ${f} - name the intended real file explicitly`
+      : text`symbolic-link target: ${f} - name the intended real file explicitly: ${real}`,
   );
 }
 

@@ -53,7 +53,7 @@ Deno.test("physical resolution: links resolved in the directory, refused at the 
   symlinkSync(`${root}/sub/a.md`, `${root}/l.md`);
   dies(
     () => resolvePhysical(`${root}/l.md`, root),
-    `symbolic-link target: ${root}/l.md - name the intended real file explicitly`,
+    `symbolic-link target: ${root}/l.md - name the intended real file explicitly: ${root}/sub/a.md`,
   );
   symlinkSync(`${base}/nowhere`, `${root}/dangling.md`);
   dies(

@@ -13,7 +13,7 @@ import { isBelow, logicalCwd, normalizeLexical } from "../paths.ts";
 import { text } from "../text.ts";
 import { SnapshotMissingError } from "./errors.ts";
 import { manifestPaths, movedRoot } from "./manifest.ts";
-import { physicalPath } from "../_fs/inspect.ts";
+import { existsNoFollow, physicalPath } from "../_fs/inspect.ts";
 import type { Reporter } from "./report.ts";
 import { type GuardRoots, type Layer, layerRoot, type RootName } from "./roots.ts";
 import {
@@ -86,10 +86,23 @@ export function noBackupsFor(
 }
 
 /**
+ * The failure of a `<ts>` selector that names no run: `no run matches <spec> under <B>` — of the
+ * runs `list` shows, none is named with it (`references/context-guard.md#selection`).
+ */
+export function noRunMatches(backups: string, spec: string): SnapshotMissingError {
+  return new SnapshotMissingError(
+    "no-match",
+    backups,
+    text`no run matches ${spec} under ${backups}`,
+  );
+}
+
+/**
  * Resolve a selector within one layer: `last` is the newest run of the layer root; a run name or
  * a path is taken verbatim; a prefix picks the newest of the layer root's runs named with it,
- * else the conventional name `B/<spec>-<layer>_context-slim` (which then reports what it lacks) —
- * unless that names another root's run, which is refused.
+ * else the conventional name `B/<spec>-<layer>_context-slim` when something is there (which then
+ * reports what it lacks) — unless that names another root's run, which is refused; nothing there
+ * is {@linkcode noRunMatches}.
  */
 export function resolveSpec(
   runs: readonly Run[],
@@ -110,6 +123,7 @@ export function resolveSpec(
   if (runs.some((r) => r.dir === fallback && r.head !== undefined)) {
     throw noBackupsFor(roots.backups, runs, { layer, root });
   }
+  if (!existsNoFollow(fallback)) throw noRunMatches(roots.backups, spec);
   return fallback;
 }
 
@@ -160,6 +174,8 @@ export function chooseRunGroups(
     ? groups.slice(0, 1)
     : groups.filter((g) => g.some((r) => r.name.startsWith(spec)));
   if (chosen.length === 0) {
+    // Runs there are, but none is named with the stamp: say so, not "no backups".
+    if (groups.length > 0 && spec !== undefined) throw noRunMatches(roots.backups, spec);
     throw noBackupsFor(roots.backups, runs, { layer: "project", root: roots.project });
   }
   return chosen.flat().map((r) => r.dir);

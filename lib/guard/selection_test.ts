@@ -36,14 +36,29 @@ function head(
 
 /** The error a `fn` throws, checked to be a `SnapshotMissingError` "no backups" with `message`. */
 function noBackups(fn: () => unknown, backups: string, message: string): void {
+  snapshotMissing(fn, "no-backups", backups, message);
+}
+
+/** `fn` fails with a {@linkcode SnapshotMissingError} of `problem` about `backups`, exit 2. */
+function snapshotMissing(
+  fn: () => unknown,
+  problem: SnapshotMissingError["problem"],
+  backups: string,
+  message: string,
+): void {
   assert.throws(fn, (e: unknown) => {
     assert.ok(e instanceof SnapshotMissingError, String(e));
-    assert.equal(e.problem, "no-backups");
+    assert.equal(e.problem, problem);
     assert.equal(e.runDir, backups);
     assert.equal(e.exitCode, 2);
     assert.equal(e.message, message);
     return true;
   });
+}
+
+/** `fn` fails as `no run matches <spec> under <backups>`. */
+function noMatch(fn: () => unknown, backups: string, spec: string): void {
+  snapshotMissing(fn, "no-match", backups, `no run matches ${spec} under ${backups}`);
 }
 
 Deno.test("impliedLayer: global only when every file lies under G and not under P, else project", () => {
@@ -99,8 +114,8 @@ Deno.test("resolveSpec: last and a <ts> prefix pick the newest run of the layer 
   // A run name or an absolute path is taken verbatim, existing or not.
   assert.equal(resolveSpec(runs, r, "x_context-slim", "project"), "x_context-slim");
   assert.equal(resolveSpec(runs, r, "/any/dir", "global"), "/any/dir");
-  // No match: the conventional name, which then reports what it lacks.
-  assert.equal(resolveSpec(runs, r, "1999", "project"), `${b}/1999-project_context-slim`);
+  // No match, and nothing under the conventional name: no run matches (not a made-up path).
+  noMatch(() => resolveSpec(runs, r, "1999", "project"), b, "1999");
   // ... unless that name is another root's complete run: refused as having no backups.
   noBackups(
     () => resolveSpec(runs, r, "20261012-170000", "project"),
@@ -213,11 +228,8 @@ Deno.test("chooseRunGroups: last is every layer of the newest run; a <ts> takes 
   assert.deepEqual(chooseRunGroups(r, "2026", out), [p2, g2, p1, g1]);
   assert.deepEqual(chooseRunGroups(r, "2025", out), [p1, g1]);
   assert.deepEqual(out.lines, []);
-  noBackups(
-    () => chooseRunGroups(r, "20260103", out),
-    b,
-    `no backups under ${b} for the project root ${r.project}`,
-  );
+  // Only another project's run is named with it: of this project's runs, none matches.
+  noMatch(() => chooseRunGroups(r, "20260103", out), b, "20260103");
   const empty = setup();
   noBackups(
     () => chooseRunGroups(empty, undefined, out),

@@ -5,39 +5,62 @@
  * @module
  */
 
-import { writeOut } from "../_cli/output.ts";
+import { type Self, selfCommand } from "../_cli/self.ts";
 import { UsageError } from "../errors.ts";
 import { envValue } from "../paths.ts";
+import { shellCommand, shellQuote } from "../shell.ts";
 import { text } from "../text.ts";
-import { lastValue, operands, type OptionSpec, parseGuardArgs } from "./cli_shared.ts";
+import {
+  type GuardCommands,
+  lastValue,
+  operands,
+  type ParsedArgs,
+  readGuardLine,
+  TOKENS,
+  VALUE,
+  withReporter,
+} from "./cli_shared.ts";
 import { osErrorAsFailure } from "./errors.ts";
-import { consoleReporter } from "./report.ts";
+import { setForceCommand } from "./force_command.ts";
+import type { Reporter } from "./report.ts";
 
-/** `text-guard --help`. */
-export const TEXT_GUARD_HELP = `text-guard - preservation guard for in-place text optimization.
+/**
+ * `text-guard --help`, naming `program`: the name the tool runs by
+ * (`references/cli.md#the-form-it-runs-as`).
+ */
+export function textGuardHelp(program: string): string {
+  return `text-guard - preservation guard for in-place text optimization.
 
 The optimizer rewrites files IN PLACE. This tool puts both sides of the
 quality gate on DISK so the gate survives a context compaction, and it undoes
 a rewrite that loses a critical fact.
 
-  snapshot [--allow-dirty] [--run-dir D] <file>...   copy originals, print RUN_DIR
+usage: ${program} <command> [options] [--] [<file>...]
+  (--opt V or --opt=V; -- ends the options; --help, --version)
+
+  snapshot [--allow-dirty] [--quiet] [--run-dir D] <file>...   copy originals, print RUN_DIR
   verify   [--no-restore] [--tokens=base|ext] --run-dir D <file>...   token gate; restore unless disabled
-  restore  --run-dir D <file>...                     put the snapshot back
+  restore  [--force] --run-dir D <file>...           put the snapshot back
   checkpoint --run-dir D <file>...                  record owned draft hashes
   status   --run-dir D                               list what is snapshotted
 
+Every command takes --json (one JSON document on stdout instead of the result lines).
+
 Exit: 0 ok | 1 gate failed (restored unless --no-restore) | 2 usage/state error | 3 precondition
 (dirty tree, or no git recovery path) - nothing was written.`;
+}
 
-const RUN_DIR = { "--run-dir": { key: "runDir" } } as const;
+const RUN_DIR = { "--run-dir": VALUE } as const;
+/** Every subcommand prints one JSON document instead of its lines with `--json`. */
+const JSON_FLAG = { "--json": {} } as const;
 
-/** The options each text-guard subcommand accepts. */
-export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
-  snapshot: { flags: { "--allow-dirty": "allowDirty" }, values: RUN_DIR },
-  checkpoint: { values: RUN_DIR },
-  verify: { flags: { "--no-restore": "noRestore" }, values: RUN_DIR, tokens: true },
-  restore: { values: RUN_DIR },
-  status: { values: RUN_DIR, noOperands: true, unknownWord: "argument" },
+/** The subcommands of text-guard and the options each accepts. */
+export const TEXT_GUARD_COMMANDS: GuardCommands = {
+  snapshot: { options: { "--allow-dirty": {}, "--quiet": {}, ...JSON_FLAG, ...RUN_DIR } },
+  checkpoint: { options: { ...JSON_FLAG, ...RUN_DIR } },
+  verify: { options: { "--no-restore": {}, ...JSON_FLAG, ...RUN_DIR, "--tokens": TOKENS } },
+  restore: { options: { "--force": {}, ...JSON_FLAG, ...RUN_DIR } },
+  status: { options: { ...JSON_FLAG, ...RUN_DIR }, noPositionals: true },
 };
 
 /**
@@ -47,39 +70,67 @@ export const TEXT_GUARD_OPTIONS: Readonly<Record<string, OptionSpec>> = {
  * @example
  * ```ts ignore
  * import { textGuardMain } from "./text_guard_cli.ts";
- * const rc = await textGuardMain(["status", "--run-dir", "/tmp/run"]);
+ * const rc = await textGuardMain(["status", "--run-dir", "/tmp/run"], {
+ *   tool: "text-guard",
+ *   scriptPath: "/opt/ctxkit/bin/text-guard.ts",
+ * });
  * ```
  */
-export async function textGuardMain(args: readonly string[]): Promise<number> {
+export async function textGuardMain(args: readonly string[], self: Self): Promise<number> {
   try {
-    return await textGuard(args);
+    return await textGuard(args, self);
   } catch (e) {
     throw osErrorAsFailure(e); // never an internal error for a full disk or a denied path
   }
 }
 
-async function textGuard(args: readonly string[]): Promise<number> {
-  const reporter = consoleReporter;
+async function textGuard(args: readonly string[], self: Self): Promise<number> {
+  const line = await readGuardLine(args, TEXT_GUARD_COMMANDS, self, textGuardHelp);
+  if ("rc" in line) return line.rc;
+  const { command, parsed: p } = line;
   const projectDir = envValue("CLAUDE_PROJECT_DIR");
-  if (args.length === 0) {
-    writeOut(TEXT_GUARD_HELP);
-    return 2;
-  }
-  const [command, ...rest] = args;
-  if (command === "help" || command === "-h" || command === "--help") {
-    writeOut(TEXT_GUARD_HELP);
-    return 0;
-  }
-  const spec = TEXT_GUARD_OPTIONS[command];
-  if (spec === undefined) throw new UsageError(text`unknown command: ${command}`);
-  const p = parseGuardArgs(rest, spec);
-  const runDir = lastValue(p, "runDir");
+  // The root is named: text-guard resolves its files against CLAUDE_PROJECT_DIR (else the cwd).
+  setForceCommand((runDir, target, root) =>
+    `CLAUDE_PROJECT_DIR=${shellQuote(root, { always: true })} ${
+      shellCommand([
+        ...selfCommand(self.scriptPath, ["--allow-all"]),
+        "restore",
+        "--run-dir",
+        runDir,
+        "--force",
+        target.abs,
+      ])
+    }`
+  );
+  return await withReporter(
+    "text-guard",
+    command,
+    p,
+    (reporter) => run(command, p, projectDir, reporter),
+  );
+}
+
+/** Run the parsed subcommand `command`, its lines going to `reporter`. */
+async function run(
+  command: string,
+  p: ParsedArgs,
+  projectDir: string | undefined,
+  reporter: Reporter,
+): Promise<number> {
+  const runDir = lastValue(p, "--run-dir");
   const files = operands(p);
   switch (command) {
     case "snapshot": {
       const { stageSnapshot } = await import("./stage/snapshot.ts");
+      const { trustFromEnv } = await import("./trust.ts");
       await stageSnapshot(
-        { projectDir, files, allowDirty: p.flags.has("allowDirty"), runDir },
+        {
+          projectDir,
+          files,
+          allowDirty: p.flags.has("--allow-dirty"),
+          runDir,
+          trust: trustFromEnv(),
+        },
         reporter,
       );
       return 0;
@@ -100,7 +151,7 @@ async function textGuard(args: readonly string[]): Promise<number> {
         projectDir,
         runDir,
         files,
-        noRestore: p.flags.has("noRestore"),
+        noRestore: p.flags.has("--no-restore"),
         alphabet: p.alphabet,
       }, reporter);
       return result.filesFailed > 0 ? 1 : 0;
@@ -109,7 +160,7 @@ async function textGuard(args: readonly string[]): Promise<number> {
       if (runDir === undefined) throw new UsageError(text`restore needs --run-dir`);
       if (files.length === 0) throw new UsageError(text`restore needs at least one file`);
       const { stageRestore } = await import("./stage/restore.ts");
-      await stageRestore({ projectDir, runDir, files }, reporter);
+      await stageRestore({ projectDir, runDir, files, force: p.flags.has("--force") }, reporter);
       return 0;
     }
     default: {

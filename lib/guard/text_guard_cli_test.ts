@@ -2,11 +2,13 @@ import assert from "node:assert/strict";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 
 import { UsageError } from "../errors.ts";
-import { TEXT_GUARD_HELP, TEXT_GUARD_OPTIONS, textGuardMain } from "./text_guard_cli.ts";
+import { TEXT_GUARD_COMMANDS, textGuardHelp, textGuardMain } from "./text_guard_cli.ts";
+
+const SELF = { tool: "text-guard", scriptPath: "/opt/ctxkit/bin/text-guard.ts" };
 import { makeTempDir } from "../../tests/_helpers.ts";
 
 async function usage(args: string[], message: string): Promise<void> {
-  await assert.rejects(() => textGuardMain(args), (e: unknown) => {
+  await assert.rejects(() => textGuardMain(args, SELF), (e: unknown) => {
     assert.ok(e instanceof UsageError, String(e));
     assert.equal(e.exitCode, 2);
     assert.equal(e.message, message);
@@ -15,8 +17,10 @@ async function usage(args: string[], message: string): Promise<void> {
 }
 
 Deno.test("textGuardMain: unknown commands and each subcommand's missing arguments are usage errors", async () => {
-  await usage(["snap"], "unknown command: snap");
-  await usage(["--version"], "unknown command: --version");
+  await usage(["snap"], "unknown command: snap; did you mean snapshot?");
+  await usage(["frobnicate"], "unknown command: frobnicate");
+  await usage(["--verison"], "unknown command: --verison");
+  await usage(["statsu"], "unknown command: statsu; did you mean status?");
   await usage(["checkpoint", "a.md"], "checkpoint needs --run-dir and files");
   await usage(["checkpoint", "--run-dir", "d"], "checkpoint needs --run-dir and files");
   await usage(["verify", "a.md"], "verify needs --run-dir");
@@ -24,23 +28,26 @@ Deno.test("textGuardMain: unknown commands and each subcommand's missing argumen
   await usage(["restore", "a.md"], "restore needs --run-dir");
   await usage(["restore", "--run-dir", "d"], "restore needs at least one file");
   await usage(["status"], "status needs --run-dir");
-  await usage(["status", "--run-dir", "d", "a.md"], "unknown argument: a.md");
+  await usage(["status", "--run-dir", "d", "a.md"], "unexpected argument: a.md");
   await usage(["snapshot"], "snapshot needs at least one file");
 });
 
 Deno.test("textGuardMain: each subcommand accepts only its own options", async () => {
-  assert.deepEqual(Object.keys(TEXT_GUARD_OPTIONS).sort(), [
+  assert.deepEqual(Object.keys(TEXT_GUARD_COMMANDS).sort(), [
     "checkpoint",
     "restore",
     "snapshot",
     "status",
     "verify",
   ]);
-  await usage(["snapshot", "--no-restore", "a.md"], "unknown option: --no-restore");
-  await usage(["snapshot", "--tokens=ext", "a.md"], "unknown option: --tokens=ext");
-  await usage(["checkpoint", "--allow-dirty", "a.md"], "unknown option: --allow-dirty");
+  await usage(["snapshot", "--no-restore", "a.md"], "--no-restore does not apply to snapshot");
+  await usage(["snapshot", "--tokens=ext", "a.md"], "--tokens does not apply to snapshot");
+  await usage(
+    ["checkpoint", "--allow-dirty", "a.md"],
+    "--allow-dirty does not apply to checkpoint",
+  );
   await usage(["restore", "--global", "a.md"], "unknown option: --global");
-  await usage(["status", "--bogus"], "unknown argument: --bogus");
+  await usage(["status", "--bogus"], "unknown option: --bogus");
   await usage(
     ["verify", "--tokens=full", "--run-dir", "d", "a.md"],
     "unknown token alphabet: full (want base or ext)",
@@ -56,7 +63,8 @@ function runMainChild(args: string[], projectDir: string) {
     `import { textGuardMain } from ${
       JSON.stringify(new URL("./text_guard_cli.ts", import.meta.url).href)
     };\n` +
-      `const rc = await textGuardMain(Deno.args);\nconsole.error(\`rc=\${rc}\`);\n`,
+      `const rc = await textGuardMain(Deno.args, ${JSON.stringify(SELF)});\n` +
+      `console.error(\`rc=\${rc}\`);\n`,
   );
   const r = new Deno.Command(Deno.execPath(), {
     args: [
@@ -75,10 +83,10 @@ function runMainChild(args: string[], projectDir: string) {
   return { stdout: dec.decode(r.stdout), stderr: dec.decode(r.stderr) };
 }
 
-Deno.test("textGuardMain returns 2 for no arguments, 0 for help, and verify's 1 only when a file failed the gate", () => {
+Deno.test("textGuardMain returns 2 for no arguments (the help on stderr), 0 for help, and verify's 1 only when a file failed the gate", () => {
   const root = makeTempDir("ctxkit-tgcli-root-");
-  const help = `${TEXT_GUARD_HELP}\n`;
-  assert.deepEqual(runMainChild([], root), { stdout: help, stderr: "rc=2\n" });
+  const help = `${textGuardHelp(SELF.scriptPath)}\n`;
+  assert.deepEqual(runMainChild([], root), { stdout: "", stderr: `${help}rc=2\n` });
   for (const h of ["help", "-h", "--help"]) {
     assert.deepEqual(runMainChild([h], root), { stdout: help, stderr: "rc=0\n" });
   }

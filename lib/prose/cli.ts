@@ -13,7 +13,7 @@ import { text, verbatim } from "../text.ts";
 import { envValue, normalizeLexical } from "../paths.ts";
 import { writeErr, writeOut } from "../_cli/output.ts";
 import type { ErrorFormat } from "../_cli/run.ts";
-import { selfCommand } from "../_cli/self.ts";
+import { answer, programName, type Self, selfCommand } from "../_cli/self.ts";
 import { readStdinCapped } from "../_cli/input.ts";
 import type { BackendOutcome, FallbackReason, Rejection } from "./backend.ts";
 import { type Invocation, parseCommandLine } from "./cli_args.ts";
@@ -70,11 +70,8 @@ const MAX_MATCH_INPUT = 64 * 1024;
 const FALLBACK_WARNING =
   "PROSE-WARN: backend unreachable; flag file used directly (mirror not updated)";
 
-/** What the bin passes in. */
-export interface CliEnvironment {
-  /** Absolute path of `bin/prose.ts` or of the bundle (used by `install-hooks`). */
-  scriptPath: string;
-}
+/** What the bin passes in: the running tool (its script is what `install-hooks` writes). */
+export type CliEnvironment = Self;
 
 // --- lines ------------------------------------------------------------------------------------
 
@@ -576,11 +573,13 @@ function transitions(): Promise<typeof import("./ops.ts")> {
  */
 export async function proseMain(args: readonly string[], env: CliEnvironment): Promise<number> {
   const now = clockNow();
-  const cmd = parseCommandLine(args);
+  const cmd = parseCommandLine(args, () => programName(env));
   switch (cmd.command) {
     case "help":
       writeOut(cmd.text);
       return 0;
+    case "version":
+      return await answer("version", env, () => "");
     case "serve":
       return await serve(cmd);
     case "install-hooks":

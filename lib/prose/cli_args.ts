@@ -6,38 +6,54 @@
  */
 
 import { type Text, text, verbatim } from "../text.ts";
-import { ArgCursor } from "../_cli/args.ts";
+import {
+  commandNamed,
+  firstPositional,
+  hasFlag,
+  lastValue,
+  type OptionDecl,
+  type OptionTable,
+  positionals,
+  readCommandLine,
+  type Word,
+} from "../_cli/args.ts";
+import { UsageError } from "../errors.ts";
 import { ProseError } from "./errors.ts";
 import type { ActivateParams } from "./ops.ts";
-import { renderValue } from "./sanitize.ts";
 import { LEVELS, type ProseLevel, type ProseSource, SOURCES } from "./schema.ts";
 
-/** `--help` text. */
-export const USAGE = `usage: prose [--local] <command> [options]
+/** `--help` text, naming `program`: the name prose runs by (`references/cli.md`). */
+export function proseUsage(program: string): string {
+  return `usage: ${program} [--local] [<command>] [options]   (--opt V or --opt=V; -- ends the options)
 
-  prose                         activate with the config defaults (like \`on\`)
-  prose on [N turns|turn|block|session|explicit] [--level minimal|full] [--for DUR]
-           [--source manual|auto-clarity|config]
-  prose off                     clear the flag
-  prose level off|minimal|full  change only the level
-  prose status [--json]         report the flag
-  prose consume                 count one response against a turn flag
-  prose block-end               end a block flag (git post-commit / pre-push)
-  prose session-end             end session and turn flags
-  prose match [--text S | --hook-input] [--activate]
-  prose install-hooks [--repo P] [--dry-run] [--remove]
-  prose sync                    re-mirror through the backend
-  prose serve [--port N] [--db PATH]
+  (no command)                  activate with the config defaults (like \`on\`)
+  on [N turns|turn|block|session|explicit] [--level minimal|full] [--for DUR]
+     [--source manual|auto-clarity|config]
+  off                           clear the flag
+  level off|minimal|full        change only the level
+  status [--json]               report the flag
+  consume                       count one response against a turn flag
+  block-end                     end a block flag (git post-commit / pre-push)
+  session-end                   end session and turn flags
+  match [--text S | --hook-input] [--activate]
+  install-hooks [--repo P] [--dry-run] [--remove]
+  sync                          re-mirror through the backend
+  serve [--port N] [--db PATH]
+  help, --help, --version
 
 DUR: 90s, 15m, 12h, 7d (1s to 30d). State: $CELLM_DIR or $HOME/.cellm (prose/.active).
 --local skips the backend (CELLM_WORKER_URL / backend.url).`;
+}
 
-/** The usage text of `prose serve`. */
-export const SERVE_USAGE = "usage: prose serve [--port N] [--db PATH]";
+/** The usage line of `prose serve`, naming `program`; printed after each of its usage errors. */
+export function serveUsage(program: string): string {
+  return `usage: ${program} serve [--port N] [--db PATH]`;
+}
 
 /** A parsed command line: the command and whether `--local` skips the backend. */
 export type Invocation =
   | { command: "help"; text: string }
+  | { command: "version" }
   | { command: "on"; local: boolean; params: ActivateParams }
   | { command: "off" | "sync" | "consume" | "block-end" | "session-end"; local: boolean }
   | { command: "level"; local: boolean; level: ProseLevel }
@@ -52,102 +68,59 @@ export type Invocation =
   | { command: "install-hooks"; repo: string | undefined; dryRun: boolean; remove: boolean }
   | { command: "serve"; port: string | undefined; db: string | undefined };
 
-/** Options the CLI recognises: value options take the next argument verbatim. */
-const VALUE_OPTIONS = new Set(["--level", "--for", "--source", "--text", "--repo"]);
-const FLAG_OPTIONS = new Set([
-  "--json",
-  "--hook-input",
-  "--activate",
-  "--dry-run",
-  "--remove",
-  "--local",
-]);
-
-/** The options each command accepts (besides `--local` and `--help`). */
-const ALLOWED: Record<string, readonly string[]> = {
-  on: ["--level", "--for", "--source"],
-  off: [],
-  level: [],
-  status: ["--json"],
-  consume: [],
-  "block-end": [],
-  "session-end": [],
-  match: ["--text", "--hook-input", "--activate"],
-  "install-hooks": ["--repo", "--dry-run", "--remove"],
-  sync: [],
-};
-
 function usage(message: Text, field?: string): never {
   throw new ProseError("usage", message, field === undefined ? {} : { field });
 }
 
-/** The words of a command line: the command, its operands, its options. */
-interface Words {
-  command: string;
-  operands: string[];
-  values: Map<string, string>;
-  flags: Set<string>;
-  help: boolean;
-}
+/** A value option given at most once. */
+const ONCE: OptionDecl = { value: true, once: true };
 
-function serveArgs(cursor: ArgCursor): Invocation {
-  const serveUsage = (message: Text): never => {
-    throw new ProseError("usage", message, { synopsis: SERVE_USAGE });
-  };
-  let port: string | undefined;
-  let db: string | undefined;
-  while (!cursor.done) {
-    const arg = cursor.next();
-    if (!cursor.operand && (arg === "--help" || arg === "-h")) {
-      return { command: "help", text: SERVE_USAGE };
-    }
-    if (!cursor.operand && (arg === "--port" || arg === "--db")) {
-      const value = cursor.value();
-      if (value === undefined || value === "") serveUsage(text`${verbatim(arg)} needs a value`);
-      if (arg === "--port") port = value;
-      else db = value;
-      continue;
-    }
-    serveUsage(text`unexpected argument ${verbatim(renderValue(arg, 40))}`);
-  }
-  return { command: "serve", port, db };
-}
+/** The options of every command: `--local` skips the backend (meaningless for some, never refused). */
+const GLOBAL: OptionTable = { "--local": {} };
 
-/** Split the words; `serve` after nothing but `--local` hands the rest to its own grammar. */
-function words(args: readonly string[]): Words | Invocation {
-  const cursor = new ArgCursor(args);
-  let command: string | undefined;
-  const operands: string[] = [];
-  const values = new Map<string, string>();
-  const flags = new Set<string>();
-  let help = false;
-  let onlyLocal = true;
-  while (!cursor.done) {
-    let arg = cursor.next();
-    if (cursor.operand || arg === "-" || !arg.startsWith("-")) {
-      if (command === undefined && arg === "serve" && onlyLocal) return serveArgs(cursor);
-      if (command === undefined) command = arg;
-      else operands.push(arg);
-      continue;
-    }
-    onlyLocal &&= arg === "--local";
-    let inline: string | undefined;
-    const eq = arg.indexOf("=");
-    if (arg.startsWith("--") && eq > 2) {
-      inline = arg.slice(eq + 1);
-      arg = arg.slice(0, eq);
-    }
-    if (arg === "--help" || arg === "-h") help = true;
-    else if (VALUE_OPTIONS.has(arg)) {
-      const value = inline ?? cursor.value();
-      if (value === undefined) usage(text`${arg} needs a value`);
-      if (values.has(arg)) usage(text`${arg} given twice`);
-      values.set(arg, value);
-    } else if (FLAG_OPTIONS.has(arg) && inline === undefined) flags.add(arg);
-    else usage(text`unknown option ${arg}`);
-  }
-  return { command: command ?? "on", operands, values, flags, help };
-}
+/** Each command's own options, and whether it takes positionals. */
+const COMMANDS: Readonly<Record<string, { options: OptionTable; positionals?: true }>> = {
+  on: {
+    options: {
+      "--level": {
+        ...ONCE,
+        check: (v) => {
+          if (v !== "minimal" && v !== "full") {
+            usage(text`--level must be minimal or full`, "level");
+          }
+        },
+      },
+      "--for": ONCE,
+      "--source": {
+        ...ONCE,
+        check: (v) => {
+          if (!(SOURCES as readonly string[]).includes(v)) {
+            usage(text`--source must be manual, auto-clarity or config`, "source");
+          }
+        },
+      },
+    },
+    positionals: true,
+  },
+  off: { options: {} },
+  level: { options: {}, positionals: true },
+  status: { options: { "--json": {} } },
+  consume: { options: {} },
+  "block-end": { options: {} },
+  "session-end": { options: {} },
+  match: { options: { "--text": ONCE, "--hook-input": {}, "--activate": {} } },
+  "install-hooks": { options: { "--repo": ONCE, "--dry-run": {}, "--remove": {} } },
+  sync: { options: {} },
+  serve: { options: { "--port": ONCE, "--db": ONCE } },
+  help: { options: {}, positionals: true },
+};
+
+/** Every option of prose: how a word is read whatever the command. */
+const ALL: OptionTable = Object.assign(
+  {},
+  GLOBAL,
+  ...Object.values(COMMANDS).map((c) => c.options),
+);
 
 /**
  * Parse the positional TTL of `on`: `N turns`, `N turn`, `turn`, `block`, `session`, `explicit`.
@@ -169,69 +142,91 @@ export function parseOnTtl(operands: readonly string[]): ActivateParams["ttl"] {
   );
 }
 
-function onParams(w: Words): ActivateParams {
+/** The parameters of `on`: its positional TTL and its (already checked) options. */
+function onParams(w: readonly Word[]): ActivateParams {
   const params: ActivateParams = {};
-  const ttl = parseOnTtl(w.operands);
+  const ttl = parseOnTtl(positionals(w));
   if (ttl !== undefined) params.ttl = ttl;
-  const level = w.values.get("--level");
-  if (level !== undefined) {
-    if (level !== "minimal" && level !== "full") {
-      usage(text`--level must be minimal or full`, "level");
-    }
-    params.level = level;
-  }
-  const source = w.values.get("--source");
-  if (source !== undefined) {
-    if (!(SOURCES as readonly string[]).includes(source)) {
-      usage(text`--source must be manual, auto-clarity or config`, "source");
-    }
-    params.source = source as ProseSource;
-  }
-  const duration = w.values.get("--for");
+  const level = lastValue(w, "--level");
+  if (level !== undefined) params.level = level as "minimal" | "full";
+  const source = lastValue(w, "--source");
+  if (source !== undefined) params.source = source as ProseSource;
+  const duration = lastValue(w, "--for");
   if (duration !== undefined) params.for = duration;
   return params;
 }
 
 /**
- * Parse a `prose` command line into one typed command. Throws a usage {@linkcode ProseError} for
- * an unknown command or option, an option that does not apply, a missing value or bad operands;
- * `--help` anywhere (after a clean parse of the options) gives the usage text.
+ * Parse a `prose` command line by the one grammar (`references/cli.md`): the command is the first
+ * positional (none: `on`), options may come before or after it. Throws a usage
+ * {@linkcode ProseError} for an unknown command or option, an option that does not apply, a missing
+ * value or bad positionals; `--help` gives the usage text of `program` (a function: only help and
+ * `serve`'s errors need the name), `--version` the version.
  */
-export function parseCommandLine(args: readonly string[]): Invocation {
-  const w = words(args);
-  if (!("operands" in w)) return w;
-  const allowed = ALLOWED[w.command];
-  if (allowed === undefined && !w.help) {
-    usage(text`unknown command ${w.command}; see prose --help`);
+export function parseCommandLine(
+  args: readonly string[],
+  program: () => string = () => "prose",
+): Invocation {
+  try {
+    return parse(args, program);
+  } catch (e) {
+    // The grammar's usage errors, as prose's own: `serve`'s carry its usage line.
+    if (!(e instanceof UsageError)) throw e;
+    const synopsis = firstPositional(args, ALL)?.value === "serve"
+      ? { synopsis: serveUsage(program()) }
+      : {};
+    throw new ProseError("usage", e.text, synopsis);
   }
-  for (const opt of [...w.values.keys(), ...w.flags]) {
-    if (opt !== "--local" && allowed !== undefined && !allowed.includes(opt)) {
-      usage(text`${opt} does not apply to ${w.command}`);
-    }
+}
+
+function parse(args: readonly string[], program: () => string): Invocation {
+  const first = firstPositional(args, ALL);
+  const name = first?.value ?? "on";
+  if (!Object.hasOwn(COMMANDS, name)) {
+    // An earlier bad argument, or an earlier question, wins over the unknown command.
+    const before = readCommandLine(args.slice(0, first!.index), { options: ALL });
+    if (before.asks === "version") return { command: "version" };
+    if (before.asks === "help") return { command: "help", text: proseUsage(program()) };
+    commandNamed(name, Object.keys(COMMANDS));
   }
-  if (w.help) return { command: "help", text: USAGE };
-  const local = w.flags.has("--local");
-  const noOperands = (message: Text = text`${w.command} takes no operands`): void => {
-    if (w.operands.length > 0) usage(message);
-  };
-  switch (w.command) {
+  const spec = COMMANDS[name];
+  const rest = first === undefined
+    ? args
+    : [...args.slice(0, first.index), ...args.slice(first.index + 1)];
+  const line = readCommandLine(rest, {
+    options: { ...GLOBAL, ...spec.options },
+    known: Object.keys(ALL),
+    command: name,
+    noPositionals: !spec.positionals,
+  });
+  if (line.asks === "version") return { command: "version" };
+  if (line.asks === "help" || name === "help") {
+    return {
+      command: "help",
+      text: name === "serve" ? serveUsage(program()) : proseUsage(program()),
+    };
+  }
+  const w = line.words;
+  const local = hasFlag(w, "--local");
+  switch (name) {
     case "on":
       return { command: "on", local, params: onParams(w) };
     case "level": {
-      const [level] = w.operands;
-      if (w.operands.length !== 1) usage(text`usage: prose level off|minimal|full`, "level");
+      const operands = positionals(w);
+      const [level] = operands;
+      if (operands.length !== 1) {
+        usage(text`usage: ${verbatim(program())} level off|minimal|full`, "level");
+      }
       if (!(LEVELS as readonly string[]).includes(level)) {
         usage(text`level must be off, minimal or full`, "level");
       }
       return { command: "level", local, level: level as ProseLevel };
     }
     case "status":
-      noOperands();
-      return { command: "status", local, json: w.flags.has("--json") };
+      return { command: "status", local, json: hasFlag(w, "--json") };
     case "match": {
-      noOperands(text`match takes no operands; use --text`);
-      const matchText = w.values.get("--text");
-      const hookInput = w.flags.has("--hook-input");
+      const matchText = lastValue(w, "--text");
+      const hookInput = hasFlag(w, "--hook-input");
       if (matchText !== undefined && hookInput) {
         usage(text`--text and --hook-input exclude each other`);
       }
@@ -240,21 +235,21 @@ export function parseCommandLine(args: readonly string[]): Invocation {
         local,
         text: matchText,
         hookInput,
-        activate: w.flags.has("--activate"),
+        activate: hasFlag(w, "--activate"),
       };
     }
     case "install-hooks":
-      noOperands();
       return {
         command: "install-hooks",
-        repo: w.values.get("--repo"),
-        dryRun: w.flags.has("--dry-run"),
-        remove: w.flags.has("--remove"),
+        repo: lastValue(w, "--repo"),
+        dryRun: hasFlag(w, "--dry-run"),
+        remove: hasFlag(w, "--remove"),
       };
+    case "serve":
+      return { command: "serve", port: lastValue(w, "--port"), db: lastValue(w, "--db") };
     default:
-      noOperands();
       return {
-        command: w.command as "off" | "sync" | "consume" | "block-end" | "session-end",
+        command: name as "off" | "sync" | "consume" | "block-end" | "session-end",
         local,
       };
   }

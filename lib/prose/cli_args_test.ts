@@ -1,6 +1,9 @@
 import assert from "node:assert/strict";
 import { ProseError } from "./errors.ts";
-import { parseCommandLine, parseOnTtl, SERVE_USAGE, USAGE } from "./cli_args.ts";
+import { parseCommandLine, parseOnTtl, proseUsage, serveUsage } from "./cli_args.ts";
+
+const USAGE = proseUsage("prose");
+const SERVE_USAGE = serveUsage("prose");
 
 /** The usage error `args` give: its message and field. */
 function usage(args: string[]): [string, string | undefined] {
@@ -77,30 +80,52 @@ Deno.test("a bare -- ends the options: what follows is an operand", () => {
   assert.deepEqual(parseCommandLine(["match", "--text", "--"]).command, "match");
 });
 
-Deno.test("--help wins after a clean option parse, even over an unknown command", () => {
-  for (const args of [["--help"], ["-h"], ["bogus", "--help"], ["on", "forever", "--help"]]) {
+Deno.test("--help answers at once, after the arguments before it are read; an unknown command before it wins", () => {
+  for (
+    const args of [["--help"], ["-h"], ["help"], ["help", "x"], ["--help", "bogus"], [
+      "on",
+      "forever",
+      "--help",
+    ], ["--help", "--bogus"]]
+  ) {
     assert.deepEqual(parseCommandLine(args), { command: "help", text: USAGE }, args.join(" "));
   }
-  assert.deepEqual(usage(["--help", "--bogus"]), ["unknown option --bogus", undefined]);
+  assert.deepEqual(parseCommandLine(["--version", "--bogus"]), { command: "version" });
+  assert.deepEqual(parseCommandLine(["status", "--version"]), { command: "version" });
+  assert.deepEqual(usage(["bogus", "--help"]), ["unknown command: bogus", undefined]);
+  assert.deepEqual(usage(["--bogus", "--help"]), ["unknown option: --bogus", undefined]);
+  // The usage text names the program it is given.
+  const help = parseCommandLine(["--help"], () => "dist/prose.js");
+  assert.ok(help.command === "help" && help.text.startsWith("usage: dist/prose.js [--local]"));
+  assert.throws(
+    () => parseCommandLine(["level"], () => "dist/prose.js"),
+    (e: unknown) =>
+      e instanceof ProseError && e.message === "usage: dist/prose.js level off|minimal|full",
+  );
 });
 
-Deno.test("usage errors: unknown command or option, misplaced option, values, operands", () => {
+Deno.test("usage errors: unknown command or option, misplaced option, values, positionals", () => {
   const cases: [string[], string, string?][] = [
-    [["bogus"], "unknown command bogus; see prose --help"],
-    [["serve-x"], "unknown command serve-x; see prose --help"],
-    [["status", "--bogus"], "unknown option --bogus"],
-    [["--json=1"], "unknown option --json"],
-    [["on", "-3", "turns"], "unknown option -3"],
+    [["bogus"], "unknown command: bogus"],
+    [["stauts"], "unknown command: stauts; did you mean status?"],
+    [["serve-x"], "unknown command: serve-x; did you mean serve?"],
+    [["status", "--bogus"], "unknown option: --bogus"],
+    [["status", "--jsno"], "unknown option: --jsno; did you mean --json?"],
+    [["--json=1"], "--json does not apply to on"],
+    [["status", "--json=1"], "--json takes no value"],
+    [["on", "-3", "turns"], "unknown option: -3"],
     [["consume", "--json"], "--json does not apply to consume"],
-    [["--text"], "--text needs a value"],
+    [["--text"], "--text does not apply to on"],
+    [["match", "--text"], "--text needs a value"],
     [["match", "--text", "a", "--text", "b"], "--text given twice"],
     [["match", "--text", "a", "--hook-input"], "--text and --hook-input exclude each other"],
-    [["match", "x"], "match takes no operands; use --text"],
-    [["off", "now"], "off takes no operands"],
-    [["install-hooks", "x"], "install-hooks takes no operands"],
+    [["match", "x"], "unexpected argument: x"],
+    [["off", "now"], "unexpected argument: now"],
+    [["install-hooks", "x"], "unexpected argument: x"],
     [["level"], "usage: prose level off|minimal|full", "level"],
     [["level", "max"], "level must be off, minimal or full", "level"],
     [["on", "--level", "off"], "--level must be minimal or full", "level"],
+    [["on", "--level=max"], "--level must be minimal or full", "level"],
     [["on", "--source", "root"], "--source must be manual, auto-clarity or config", "source"],
     [["on", "x", "turns"], "N in `on N turns` must be 1 to 1000", "ttl.value"],
     [
@@ -114,27 +139,28 @@ Deno.test("usage errors: unknown command or option, misplaced option, values, op
   }
 });
 
-Deno.test("serve has its own grammar, reached only through --local", () => {
-  assert.deepEqual(parseCommandLine(["--local", "serve", "--port", "0", "--db", "x.db"]), {
-    command: "serve",
-    port: "0",
-    db: "x.db",
-  });
+Deno.test("serve: its own options; its usage errors carry its usage line", () => {
+  for (
+    const args of [["--local", "serve", "--port", "0", "--db", "x.db"], [
+      "serve",
+      "--port=0",
+      "--db=x.db",
+    ]]
+  ) {
+    assert.deepEqual(parseCommandLine(args), { command: "serve", port: "0", db: "x.db" });
+  }
   assert.deepEqual(parseCommandLine(["serve", "-h", "--bogus"]), {
     command: "help",
     text: SERVE_USAGE,
   });
-  assert.deepEqual(usage(["--json", "serve"]), [
-    "unknown command serve; see prose --help",
-    undefined,
-  ]);
   for (
     const [args, message] of [
-      [["serve", "--bind", "0.0.0.0"], "unexpected argument --bind"],
+      [["serve", "--bind", "0.0.0.0"], "unknown option: --bind"],
       [["serve", "--port"], "--port needs a value"],
       [["serve", "--db", ""], "--db needs a value"],
-      [["serve", "--local"], "unexpected argument --local"],
-      [["serve", "x y"], 'unexpected argument "x y"'],
+      [["serve", "--port", "1", "--port", "2"], "--port given twice"],
+      [["serve", "x y"], "unexpected argument: x y"],
+      [["--json", "serve"], "--json does not apply to serve"],
     ] as [string[], string][]
   ) {
     assert.throws(
@@ -144,6 +170,12 @@ Deno.test("serve has its own grammar, reached only through --local", () => {
       args.join(" "),
     );
   }
+  assert.throws(
+    () => parseCommandLine(["serve", "--bind"], () => "/opt/ctxkit/dist/prose.js"),
+    (e: unknown) =>
+      e instanceof ProseError &&
+      e.synopsis === "usage: /opt/ctxkit/dist/prose.js serve [--port N] [--db PATH]",
+  );
 });
 
 Deno.test("parseOnTtl: the positional TTL forms", () => {

@@ -12,7 +12,7 @@
 
 import { text } from "../text.ts";
 import { runGit } from "../git.ts";
-import { shellCommand } from "../shell.ts";
+import { shellCommand, shellQuote } from "../shell.ts";
 import { basename, joinRoot, normalizeLexical } from "../paths.ts";
 import { errorCode, rethrowPermission } from "../_fs/errors.ts";
 import { readRegular } from "../_fs/read.ts";
@@ -61,9 +61,22 @@ export interface HookPlan {
   content?: Uint8Array;
 }
 
-/** The command line inside the block: every word single-quoted, no stdin, never failing. */
+/** What follows the command's `||`: a failure is said on stderr, loudly, and never fails git. */
+const LOUD_FAILURE = " </dev/null >/dev/null 2>&1 || echo '❌ ctxkit prose: block-end did not run";
+
+/**
+ * The command line inside the block: every word single-quoted, no stdin, never failing git — but
+ * never silent either: when `block-end` cannot run (the plugin holding prose moved or was removed,
+ * the runtime is gone) the hook prints one `❌` line naming the program and what to do, so a
+ * `block` flag is never left on unnoticed (`references/prose.md#git-hooks`).
+ */
 export function blockCommandLine(command: readonly string[]): string {
-  return `${shellCommand(command, { always: true })} </dev/null >/dev/null 2>&1 || true`;
+  const program = command.length > 1 ? command[command.length - 2] : command[0];
+  const warning = `block-end did not run (${program} missing or failing; moved plugin?) - ` +
+    "a block flag may still be on: run prose install-hooks again, or prose off";
+  return `${shellCommand(command, { always: true })} </dev/null >/dev/null 2>&1 || echo ${
+    shellQuote(`❌ ctxkit prose: ${warning}`, { always: true })
+  } >&2`;
 }
 
 /** True when the first line is a shebang of sh, bash, dash, zsh or ksh (directly or via env). */
@@ -132,6 +145,16 @@ const COMMAND_TAILS = [" 'block-end'", " block-end"].map((w) =>
   encoder.encode(`${w} </dev/null >/dev/null 2>&1 || true`)
 );
 
+const LOUD_MARK = encoder.encode(` 'block-end'${LOUD_FAILURE}`);
+
+function includes(line: Uint8Array, part: Uint8Array): boolean {
+  outer: for (let i = 0; i + part.length <= line.length; i++) {
+    for (let j = 0; j < part.length; j++) if (line[i + j] !== part[j]) continue outer;
+    return true;
+  }
+  return false;
+}
+
 function endsWith(line: Uint8Array, tail: Uint8Array): boolean {
   const at = line.length - tail.length;
   return at > 0 && tail.every((b, i) => line[at + i] === b);
@@ -142,7 +165,8 @@ function endsWith(line: Uint8Array, tail: Uint8Array): boolean {
  * line. Every other line there is the user's, and is never dropped (`references/prose.md#git-hooks`).
  */
 function isOwnLine(line: Uint8Array): boolean {
-  return isLine(line, CREATED_LINE) || COMMAND_TAILS.some((tail) => endsWith(line, tail));
+  return isLine(line, CREATED_LINE) || COMMAND_TAILS.some((tail) => endsWith(line, tail)) ||
+    includes(line, LOUD_MARK);
 }
 
 function blockLines(command: readonly string[], created: boolean): Uint8Array[] {

@@ -20,10 +20,22 @@ const dec = (b: Uint8Array | undefined) => new TextDecoder().decode(b);
 
 const CMD = ["/opt/deno dir/deno", "run", "/it's/prose.ts", "block-end"];
 
-Deno.test("shell quoting survives quotes and spaces", () => {
+Deno.test("shell quoting survives quotes and spaces; a failure is said, never silent", () => {
   assert.equal(
     blockCommandLine(CMD),
-    `'/opt/deno dir/deno' 'run' '/it'\\''s/prose.ts' 'block-end' </dev/null >/dev/null 2>&1 || true`,
+    `'/opt/deno dir/deno' 'run' '/it'\\''s/prose.ts' 'block-end' </dev/null >/dev/null 2>&1 || ` +
+      `echo '❌ ctxkit prose: block-end did not run (/it'\\''s/prose.ts missing or failing; moved plugin?) - ` +
+      `a block flag may still be on: run prose install-hooks again, or prose off' >&2`,
+  );
+  // The line runs as printed: the program is gone, one line on stderr, and git is never failed.
+  const gone = ["/nonexistent/deno", "run", "/nonexistent/prose.js", "block-end"];
+  const r = new Deno.Command("sh", { args: ["-c", blockCommandLine(gone)], stderr: "piped" })
+    .outputSync();
+  assert.equal(r.code, 0);
+  assert.equal(
+    dec(r.stderr),
+    "❌ ctxkit prose: block-end did not run (/nonexistent/prose.js missing or failing; moved plugin?) - " +
+      "a block flag may still be on: run prose install-hooks again, or prose off\n",
   );
 });
 

@@ -339,9 +339,10 @@ export function memoryIndexText(shown: string): MemoryIndexText {
     cut = `everything after the first ${maxUnits} characters of line 1 was cut off`;
   } else {
     const first = lines[keptLines] ?? "";
-    const excerpt = first.length > MEMORY_INDEX.excerpt
-      ? `${first.slice(0, MEMORY_INDEX.excerpt - 1)}…`
-      : first;
+    // The excerpt never splits a surrogate pair: a pair the cut would halve is left out.
+    const head = first.slice(0, MEMORY_INDEX.excerpt - 1);
+    const whole = /[\uD800-\uDBFF]$/.test(head) ? head.slice(0, -1) : head;
+    const excerpt = first.length > MEMORY_INDEX.excerpt ? `${whole}…` : first;
     cut = `${lines.length - keptLines} of ${lines.length} lines were cut off, starting at line ${
       keptLines + 1
     } ("${excerpt}")`;
@@ -354,8 +355,34 @@ export function memoryIndexText(shown: string): MemoryIndexText {
 /** A frontmatter value: a string, a list of strings, or absent. */
 export type YamlValue = string | string[] | undefined;
 
-function unquote(value: string): string {
+/** A plain scalar without its trailing ` # comment` (a `#` after whitespace starts one). */
+function withoutComment(value: string): string {
+  const at = value.search(/(^|[ \t])#/);
+  return at === -1 ? value : value.slice(0, at).trimEnd();
+}
+
+/** A quoted scalar followed by a comment: the quoted part alone. */
+function quotedPart(value: string): string {
   const v = value.trim();
+  const q = v[0];
+  if (q !== '"' && q !== "'") return v;
+  for (let i = 1; i < v.length; i++) {
+    if (q === '"' && v[i] === "\\") {
+      i++;
+      continue;
+    }
+    if (v[i] !== q) continue;
+    if (q === "'" && v[i + 1] === "'") {
+      i++;
+      continue;
+    }
+    return v.slice(0, i + 1);
+  }
+  return v;
+}
+
+function unquote(value: string): string {
+  const v = quotedPart(value);
   if (v.length >= 2 && v.startsWith('"') && v.endsWith('"')) {
     const escapes: Record<string, string> = {
       n: "\n",
@@ -403,7 +430,13 @@ function flowList(value: string): string[] {
  */
 export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
   const result = new Map<string, YamlValue>();
-  const lines = yaml.split("\n").map((l) => l.replace(/\r$/, ""));
+  const raw = yaml.split("\n").map((l) => l.replace(/\r$/, ""));
+  // A block whose every line is indented alike is a mapping all the same: read it dedented.
+  const common = raw.filter((l) => l.trim() !== "")
+    .reduce((n, l) => Math.min(n, indentOf(l).at), Number.POSITIVE_INFINITY);
+  const lines = Number.isFinite(common) && common > 0
+    ? raw.map((l) => (l.trim() === "" ? l : l.slice(common)))
+    : raw;
   let i = 0;
   while (i < lines.length) {
     const m = /^([A-Za-z_][\w-]*)[ \t]*:(?:[ \t]+|$)([\s\S]*)$/.exec(lines[i]);
@@ -420,7 +453,13 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
       more.push(lines[i]);
       i++;
     }
-    while (more.length > 0 && more[more.length - 1].trim() === "") more.pop();
+    // A `|+`/`>+` block keeps its trailing blank lines; any other value drops them.
+    const kept = /^[|>]\+$/.test(inline);
+    let trailing = 0;
+    while (more.length > 0 && more[more.length - 1].trim() === "") {
+      more.pop();
+      trailing++;
+    }
     let value: YamlValue;
     if (/^[|>][+-]?$/.test(inline)) {
       // A reduce, not Math.min(...): a block may have more lines than a call has arguments.
@@ -432,6 +471,7 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
       const keep = inline.endsWith("+") ? "keep" : inline.endsWith("-") ? "strip" : "clip";
       const joined = inline.startsWith("|") ? body.join("\n") : foldLines(body);
       value = keep === "strip" || joined === "" ? joined : `${joined}\n`;
+      if (kept && joined !== "") value += "\n".repeat(trailing);
     } else if (inline.startsWith("[") && inline.endsWith("]")) {
       value = flowList(inline);
     } else if (inline === "" && more.some((l) => /^[ \t]*- /.test(l))) {
@@ -440,12 +480,17 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
       );
     } else if (inline === "" && more.length === 0) {
       value = "";
+    } else if (/^["']/.test(inline)) {
+      value = unquote([inline, ...more.map((l) => l.trim())].filter((s) => s !== "").join(" "));
     } else {
-      const parts = [inline, ...more.map((l) => l.trim())].filter((s) => s !== "");
+      const parts = [inline, ...more.map((l) => l.trim())].map(withoutComment)
+        .filter((s) => s !== "");
       const joined = parts.join(" ");
-      value = /^["']/.test(inline) ? unquote(joined) : joined;
+      // `~` and `null` are YAML's null: no value.
+      value = joined === "~" || joined === "null" ? undefined : joined;
     }
-    if (!result.has(key)) result.set(key, value);
+    // The last of duplicate keys wins (observed: yaml-duplicate-keys).
+    result.set(key, value);
   }
   return result;
 }

@@ -85,11 +85,15 @@ Deno.test("parseFrontmatter: scalars, quotes, blocks, lists", () => {
       "  - one",
       '  - "two"',
       "empty:",
-      "name: second wins not",
+      "commented: kept # a comment",
+      "hash: C# stays",
+      "nothing: ~",
+      "name: the last one wins",
     ].join("\n"),
   );
+  // Duplicate keys: the last wins, as Claude Code's YAML reader (observed: yaml-duplicate-keys).
   assert.deepEqual(Object.fromEntries(fields), {
-    name: "a",
+    name: "the last one wins",
     quoted: "x: y",
     single: "it's",
     plain: "one two",
@@ -98,7 +102,16 @@ Deno.test("parseFrontmatter: scalars, quotes, blocks, lists", () => {
     flow: ["Read", "Grep"],
     block: ["one", "two"],
     empty: "",
+    commented: "kept",
+    hash: "C# stays",
+    nothing: undefined,
   });
+  // A block whose every line is indented alike is read dedented; `|+` keeps its blank lines (the
+  // lines between the fences: here one blank line before the closing fence).
+  assert.deepEqual(
+    Object.fromEntries(parseFrontmatter("  paths: src/**\n  keep: |+\n    k\n")),
+    { paths: "src/**", keep: "k\n\n" },
+  );
 });
 
 Deno.test("parseFrontmatter: a block of 300,000 lines (no argument-count limit)", () => {

@@ -7,8 +7,9 @@
  */
 
 import { UsageError } from "../errors.ts";
-import { printed, text } from "../text.ts";
-import { ArgCursor } from "../_cli/args.ts";
+import { printed, text, verbatim } from "../text.ts";
+import { type OptionDecl, type OptionTable, readCommandLine } from "../_cli/args.ts";
+import { answer, type Self } from "../_cli/self.ts";
 import { writeErr, writeOutRaw } from "../_cli/output.ts";
 import { renderScanDocument, withObserved } from "./document.ts";
 import { type ScanOptions, scanProject, type ScanResult } from "./scan.ts";
@@ -22,21 +23,20 @@ const OBSERVE_CHILD_ARG = "__observe-child";
 
 const TIER_FILTERS: readonly string[] = ["all", "always-on", "per-spawn", "per-invocation"];
 
-function isTierFilter(value: string): value is TierFilter {
-  return TIER_FILTERS.includes(value);
-}
+/**
+ * The help text printed by `--help`, `-h` and `help` (24 lines), naming `program` — the name the
+ * tool runs by (`references/cli.md#the-form-it-runs-as`).
+ */
+export function scanHelp(program: string): string {
+  return `context-scan - discover potential context inventory and byte-size proxies.
 
-/** The help text printed by `--help`, `-h` and `help` (23 lines). */
-export const SCAN_HELP =
-  `context-scan.ts - discover potential context inventory and byte-size proxies.
-
-  context-scan.ts [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help]
+  ${program} [--root PATH] [--global] [--tier T] [--loaded] [--observe] [--format F] [--budget N] [--json] [--help] [--version]
 
   --root PATH   project root to scan (default: CLAUDE_PROJECT_DIR, else git toplevel, else cwd)
   --global      also scan the global root (CLAUDE_CONFIG_DIR when set, else $HOME/.claude)
   --tier T      always-on | per-spawn | per-invocation | all   (default: all)
   --loaded      add a MODEL of what Claude Code loads, from rules observed on it (as of Claude
-                Code 2.1.328): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global
+                Code 2.1.332): loaded_bytes, loaded_tokens, limits; ~/.claude only with --global
   --observe     run the real claude once, offline, and report what it sent (observed: measured,
                 not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>
   --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /
@@ -45,6 +45,7 @@ export const SCAN_HELP =
   --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier
                 tier's total (always-on for all; loaded with --loaded); names the top contributors
   --json        emit JSON on stdout (the default; same as --format json)
+  --version     print the version and commit. Options take --opt V or --opt=V; -- ends them
 
 Tiers are inventory buckets, not observed loading: always-on includes conditional/imported
 instructions and memory; per-spawn inventories agent files; per-invocation inventories skills
@@ -52,6 +53,7 @@ and lazy references. Totals are potential sizes; --loaded's are modelled; only -
 
 Exit: 0 complete inventory | 1 over --budget | 2 usage/state/discovery/observation error (partial JSON has scan_issues; no project writes).
 `;
+}
 
 /** The scan a command line asks for: `global` and `tier` always set, `root` only when given. */
 export type ScanArgs = ScanOptions & { global: boolean; tier: TierFilter };
@@ -72,14 +74,15 @@ export interface ObserveArgs {
 }
 
 /**
- * A parsed command line: a help request, or what to scan and how to print it. `loaded`,
- * `observe`, `format` and `budget` are present only when their option was given (`--format json`
- * and `--json` leave the default); `pluginDirs` holds every `--plugin-dir` value in order.
+ * A parsed command line: a question (`--help`, `--version`), or what to scan and how to print it.
+ * `loaded`, `observe`, `format` and `budget` are present only when their option was given
+ * (`--format json` and `--json` leave the default); `pluginDirs` holds every `--plugin-dir` value in
+ * order.
  */
 export type ScanCommand =
-  | { help: true }
+  | { asks: "help" | "version" }
   | {
-    help: false;
+    asks?: undefined;
     scan: ScanArgs;
     pluginDirs: string[];
     loaded?: true;
@@ -94,104 +97,135 @@ export const DEFAULT_OBSERVE_TIMEOUT_SECONDS = 60;
 const WHOLE_NUMBER = /^[0-9]+$/;
 const MAX_OBSERVE_TIMEOUT_SECONDS = 3600;
 
+const VALUE = { value: true } as const;
+
+/** A value option whose value must be one of `values`, else `unknown <what>: <value>`. */
+function oneOf(values: readonly string[], what: string): OptionDecl {
+  return {
+    value: true,
+    empty: true,
+    check: (value) => {
+      if (!values.includes(value)) throw new UsageError(text`unknown ${verbatim(what)}: ${value}`);
+    },
+  };
+}
+
+/** context-scan's options (`references/context-scan.md#command-line`), each value checked as read. */
+export const SCAN_OPTIONS: OptionTable = {
+  "--root": VALUE,
+  "--global": {},
+  "--tier": oneOf(TIER_FILTERS, "tier"),
+  "--json": {},
+  "--format": oneOf(["json", "table", "report"], "format"),
+  "--loaded": {},
+  "--budget": {
+    value: true,
+    empty: true,
+    check: (value) => {
+      if (!WHOLE_NUMBER.test(value) || !Number.isSafeInteger(Number(value))) {
+        throw new UsageError(text`--budget needs a whole number of tokens: ${value}`);
+      }
+    },
+  },
+  "--observe": {},
+  "--claude": VALUE,
+  "--observe-timeout": {
+    value: true,
+    empty: true,
+    check: (value) => {
+      const seconds = Number(value);
+      if (!WHOLE_NUMBER.test(value) || seconds < 1 || seconds > MAX_OBSERVE_TIMEOUT_SECONDS) {
+        throw new UsageError(
+          text`--observe-timeout needs a whole number of seconds (1 to 3600): ${value}`,
+        );
+      }
+    },
+  },
+  "--observe-unsandboxed": {},
+  "--observe-hooks": {},
+  "--plugin-dir": VALUE,
+};
+
+/** The options that mean something only with `--observe`. */
+const OBSERVE_ONLY: readonly string[] = [
+  "--claude",
+  "--observe-timeout",
+  "--observe-unsandboxed",
+  "--observe-hooks",
+];
+
 /**
- * Parse context-scan's arguments left to right; throws a {@linkcode UsageError} with the exact
- * message of `references/context-scan.md#command-line`. Value options take the next argument
- * verbatim; a bare `--` ends the options, and since context-scan takes no operands any argument
- * after it is an error.
+ * Parse context-scan's arguments by the one grammar (`references/cli.md`); throws a
+ * {@linkcode UsageError} with the exact message of `references/context-scan.md#command-line`. A
+ * repeated option's last value wins; context-scan takes no positionals.
  *
  * @example
  * ```ts
  * import { parseScanArgs } from "./cli.ts";
  * parseScanArgs(["--root", "--global"]);
- * // { help: false, scan: { global: false, tier: "all", root: "--global" }, pluginDirs: [] }
+ * // { scan: { global: false, tier: "all", root: "--global" }, pluginDirs: [] }
  * ```
  */
 export function parseScanArgs(argv: readonly string[]): ScanCommand {
-  const args = new ArgCursor(argv);
+  const line = readCommandLine(argv, {
+    options: SCAN_OPTIONS,
+    noPositionals: true,
+    helpWord: true,
+  });
+  if (line.asks !== undefined) return { asks: line.asks };
   const scan: ScanArgs = { global: false, tier: "all" };
-  const command: ScanCommand & { help: false } = { help: false, scan, pluginDirs: [] };
-  // Options of --observe, checked once every argument is read (so their order does not matter).
+  const command: ScanCommand & { asks?: undefined } = { scan, pluginDirs: [] };
+  let observeAsked = false;
+  let needsObserve: string | undefined;
   const observe: Omit<ObserveArgs, "timeoutSeconds"> & { timeoutSeconds?: number } = {
     unsandboxed: false,
     hooks: false,
   };
-  let observeAsked = false;
-  const needsObserve: string[] = [];
-  while (!args.done) {
-    const arg = args.next();
-    if (args.operand) throw new UsageError(text`unexpected argument: ${arg}`);
-    switch (arg) {
+  for (const word of line.words) {
+    if (word.kind !== "option") continue; // no positionals: the grammar refused them
+    const value = word.value ?? "";
+    if (OBSERVE_ONLY.includes(word.name)) needsObserve ??= word.name;
+    switch (word.name) {
       case "--root":
-        scan.root = args.requireValue(arg);
+        scan.root = value;
         break;
       case "--global":
         scan.global = true;
         break;
-      case "--tier": {
-        const value = args.value() ?? "";
-        if (!isTierFilter(value)) throw new UsageError(text`unknown tier: ${value}`);
-        scan.tier = value;
+      case "--tier":
+        scan.tier = value as TierFilter;
         break;
-      }
       case "--json":
         delete command.format;
         break;
-      case "--format": {
-        const value = args.value() ?? "";
-        if (value === "table" || value === "report") command.format = "table";
-        else if (value === "json") delete command.format;
-        else throw new UsageError(text`unknown format: ${value}`);
+      case "--format":
+        if (value === "json") delete command.format;
+        else command.format = "table";
         break;
-      }
       case "--loaded":
         command.loaded = true;
         break;
-      case "--budget": {
-        const value = args.value() ?? "";
-        const budget = Number(value);
-        if (!WHOLE_NUMBER.test(value) || !Number.isSafeInteger(budget)) {
-          throw new UsageError(text`--budget needs a whole number of tokens: ${value}`);
-        }
-        command.budget = budget;
+      case "--budget":
+        command.budget = Number(value);
         break;
-      }
       case "--observe":
         observeAsked = true;
         break;
       case "--claude":
-        observe.claude = args.requireValue(arg);
-        needsObserve.push(arg);
+        observe.claude = value;
         break;
-      case "--observe-timeout": {
-        const value = args.value() ?? "";
-        const seconds = Number(value);
-        if (!WHOLE_NUMBER.test(value) || seconds < 1 || seconds > MAX_OBSERVE_TIMEOUT_SECONDS) {
-          throw new UsageError(
-            text`--observe-timeout needs a whole number of seconds (1 to 3600): ${value}`,
-          );
-        }
-        observe.timeoutSeconds = seconds;
-        needsObserve.push(arg);
+      case "--observe-timeout":
+        observe.timeoutSeconds = Number(value);
         break;
-      }
       case "--observe-unsandboxed":
         observe.unsandboxed = true;
-        needsObserve.push(arg);
         break;
       case "--observe-hooks":
         observe.hooks = true;
-        needsObserve.push(arg);
         break;
       case "--plugin-dir":
-        command.pluginDirs.push(args.requireValue(arg));
+        command.pluginDirs.push(value);
         break;
-      case "-h":
-      case "--help":
-      case "help":
-        return { help: true };
-      default:
-        throw new UsageError(text`unknown option: ${arg}`);
     }
   }
   if (observeAsked) {
@@ -199,8 +233,8 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
       ...observe,
       timeoutSeconds: observe.timeoutSeconds ?? DEFAULT_OBSERVE_TIMEOUT_SECONDS,
     };
-  } else if (needsObserve.length > 0) {
-    throw new UsageError(text`${needsObserve[0]} needs --observe`);
+  } else if (needsObserve !== undefined) {
+    throw new UsageError(text`${needsObserve} needs --observe`);
   }
   if (command.pluginDirs.length > 0 && !observeAsked && command.loaded !== true) {
     throw new UsageError(text`--plugin-dir needs --observe or --loaded`);
@@ -340,10 +374,10 @@ export function reportColor(): boolean {
  * @example
  * ```ts ignore
  * import { runMain } from "../_cli/run.ts";
- * Deno.exit(await runMain(() => scanMain(Deno.args)));
+ * Deno.exit(await runMain(() => scanMain(Deno.args, selfOf(import.meta, "context-scan"))));
  * ```
  */
-export async function scanMain(args: readonly string[]): Promise<number> {
+export async function scanMain(args: readonly string[], self: Self): Promise<number> {
   if (args[0] === OBSERVE_CHILD_ARG && args.length === 1) {
     // The observation child inside its namespace (references/context-scan.md#observe).
     const { observeChild } = await import("./observe/run.ts");
@@ -351,10 +385,7 @@ export async function scanMain(args: readonly string[]): Promise<number> {
     return 0;
   }
   const command = parseScanArgs(args);
-  if (command.help) {
-    writeOutRaw(SCAN_HELP);
-    return 0;
-  }
+  if (command.asks !== undefined) return await answer(command.asks, self, scanHelp);
   const options: ScanOptions = { ...command.scan, loaded: command.loaded === true };
   const pluginDirs = resolvePluginDirs(command.scan.pluginDirs ?? []);
   const loading = command.loaded

@@ -5,8 +5,8 @@ import {
   budgetCheck,
   OBSERVED_TITLES,
   parseScanArgs,
-  SCAN_HELP,
   scanExitCode,
+  scanHelp,
   warningLine,
 } from "./cli.ts";
 import type { ScanRow } from "./schema.ts";
@@ -27,34 +27,41 @@ function error(argv: string[]): string {
 
 Deno.test("parseScanArgs: left to right, value options take the next argument verbatim, last wins", () => {
   assert.deepEqual(parseScanArgs([]), {
-    help: false,
     scan: { global: false, tier: "all" },
     pluginDirs: [],
   });
   assert.deepEqual(parseScanArgs(["--root", "--global"]), {
-    help: false,
     scan: { root: "--global", global: false, tier: "all" },
     pluginDirs: [],
   });
+  assert.deepEqual(parseScanArgs(["--root=/x", "--tier=per-spawn", "--format=table"]), {
+    scan: { root: "/x", global: false, tier: "per-spawn" },
+    pluginDirs: [],
+    format: "table",
+  });
   assert.deepEqual(
     parseScanArgs(["--tier", "per-spawn", "--json", "--global", "--tier", "always-on"]),
-    { help: false, scan: { global: true, tier: "always-on" }, pluginDirs: [] },
+    { scan: { global: true, tier: "always-on" }, pluginDirs: [] },
   );
-  assert.deepEqual(parseScanArgs(["--root", "/x", "help", "--bogus"]), { help: true });
+  assert.deepEqual(parseScanArgs(["--root", "/x", "help", "--bogus"]), { asks: "help" });
+  assert.deepEqual(parseScanArgs(["--global", "--version", "--bogus"]), { asks: "version" });
 });
 
 Deno.test("parseScanArgs: exact error lines", () => {
   assert.equal(error(["--root"]), "❌ --root needs a value");
   assert.equal(error(["--root", ""]), "❌ --root needs a value");
-  assert.equal(error(["--tier"]), "❌ unknown tier: ");
+  assert.equal(error(["--tier"]), "❌ --tier needs a value");
+  assert.equal(error(["--tier", ""]), "❌ unknown tier: ");
   assert.equal(error(["--tier", "--help"]), "❌ unknown tier: --help");
-  assert.equal(error(["--root=/x"]), "❌ unknown option: --root=/x");
+  assert.equal(error(["--root="]), "❌ --root needs a value");
+  assert.equal(error(["--global=yes"]), "❌ --global takes no value");
   assert.equal(error(["-x", "--help"]), "❌ unknown option: -x");
+  assert.equal(error(["--tire", "all"]), "❌ unknown option: --tire; did you mean --tier?");
+  assert.equal(error(["../demo"]), "❌ unexpected argument: ../demo");
 });
 
 Deno.test("parseScanArgs: a bare -- ends the options, and context-scan takes no operands", () => {
   assert.deepEqual(parseScanArgs(["--global", "--"]), {
-    help: false,
     scan: { global: true, tier: "all" },
     pluginDirs: [],
   });
@@ -63,13 +70,12 @@ Deno.test("parseScanArgs: a bare -- ends the options, and context-scan takes no 
   assert.equal(error(["--", "--"]), "❌ unexpected argument: --");
   // a value option still takes the next argument verbatim, `--` included
   assert.deepEqual(parseScanArgs(["--root", "--"]), {
-    help: false,
     scan: { root: "--", global: false, tier: "all" },
     pluginDirs: [],
   });
   assert.equal(error(["--tier", "--"]), "❌ unknown tier: --");
   // help before `--` still wins; an unknown option before `--` is reported first
-  assert.deepEqual(parseScanArgs(["--help", "--", "x"]), { help: true });
+  assert.deepEqual(parseScanArgs(["--help", "--", "x"]), { asks: "help" });
   assert.equal(error(["-x", "--", "y"]), "❌ unknown option: -x");
 });
 
@@ -78,10 +84,12 @@ Deno.test("parseScanArgs: names in error lines are printed safely", () => {
   assert.equal(error(["--tier", "\x1b[31m"]), '❌ unknown tier: "\\x1b[31m"');
 });
 
-Deno.test("SCAN_HELP is 23 lines and names the model's Claude Code version", () => {
-  assert.equal(SCAN_HELP.split("\n").length - 1, 23);
-  assert.ok(SCAN_HELP.includes(`(as of Claude\n                Code ${RULES_AS_OF})`));
-  assert.ok(SCAN_HELP.endsWith("no project writes).\n"));
+Deno.test("scanHelp is 24 lines, names the program and the model's Claude Code version", () => {
+  const help = scanHelp("dist/context-scan.js");
+  assert.equal(help.split("\n").length - 1, 24);
+  assert.ok(help.includes("\n  dist/context-scan.js [--root PATH] "));
+  assert.ok(help.includes(`(as of Claude\n                Code ${RULES_AS_OF})`));
+  assert.ok(help.endsWith("no project writes).\n"));
 });
 
 Deno.test("warningLine and scanExitCode: the stderr line of a skipped directory, 0 only when complete", () => {
@@ -103,7 +111,6 @@ Deno.test("warningLine and scanExitCode: the stderr line of a skipped directory,
 
 Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable", () => {
   assert.deepEqual(parseScanArgs(["--observe"]), {
-    help: false,
     scan: { global: false, tier: "all" },
     pluginDirs: [],
     observe: { unsandboxed: false, hooks: false, timeoutSeconds: 60 },
@@ -123,14 +130,12 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
       "--observe",
     ]),
     {
-      help: false,
       scan: { global: false, tier: "all", pluginDirs: ["a", "--b"] },
       pluginDirs: ["a", "--b"],
       observe: { claude: "/opt/claude", unsandboxed: true, hooks: true, timeoutSeconds: 5 },
     },
   );
   assert.deepEqual(parseScanArgs(["--loaded", "--plugin-dir", "p"]), {
-    help: false,
     scan: { global: false, tier: "all", pluginDirs: ["p"] },
     pluginDirs: ["p"],
     loaded: true,
@@ -148,8 +153,9 @@ Deno.test("parseScanArgs: --observe usage errors are one line", () => {
     error(["--observe", "--observe-timeout", "0"]),
     "❌ --observe-timeout needs a whole number of seconds (1 to 3600): 0",
   );
+  assert.equal(error(["--observe", "--observe-timeout"]), "❌ --observe-timeout needs a value");
   assert.equal(
-    error(["--observe", "--observe-timeout"]),
+    error(["--observe", "--observe-timeout="]),
     "❌ --observe-timeout needs a whole number of seconds (1 to 3600): ",
   );
   assert.equal(
@@ -215,7 +221,6 @@ Deno.test("OBSERVED_TITLES is categories.ts's list", async () => {
 
 Deno.test("parseScanArgs: --plugin-dir is repeatable, in order", () => {
   assert.deepEqual(parseScanArgs(["--plugin-dir", "a", "--loaded", "--plugin-dir", "--root"]), {
-    help: false,
     loaded: true,
     scan: { global: false, tier: "all", pluginDirs: ["a", "--root"] },
     pluginDirs: ["a", "--root"],

@@ -113,7 +113,13 @@ export function buildDocument(
 }
 
 /** The `/context` groups of the loaded document, in `/context` order. */
-const LOADED_CATEGORIES: readonly LoadedCategory[] = ["memory-files", "skills", "agents", "hooks"];
+const LOADED_CATEGORIES: readonly LoadedCategory[] = [
+  "system-prompt",
+  "memory-files",
+  "skills",
+  "agents",
+  "hooks",
+];
 
 /**
  * The loaded always-on rows summed per `/context` group (`--loaded`): `files` counts the rows with
@@ -121,7 +127,13 @@ const LOADED_CATEGORIES: readonly LoadedCategory[] = ["memory-files", "skills", 
  */
 export function categoryTotals(rows: readonly ScanRow[]): NonNullable<ScanDocument["categories"]> {
   const zero = (): ScanLoadedTotal => ({ files: 0, bytes: 0, tokens: 0 });
-  const totals = { "memory-files": zero(), skills: zero(), agents: zero(), hooks: zero() };
+  const totals = {
+    "system-prompt": zero(),
+    "memory-files": zero(),
+    skills: zero(),
+    agents: zero(),
+    hooks: zero(),
+  };
   for (const row of rows) {
     if (row.tier !== "always-on" || row.category == null) continue;
     const loaded = row.loaded_bytes ?? 0;
@@ -152,6 +164,7 @@ function rowJson(row: ScanRow): string {
   if (row.category !== undefined) json.category = row.category;
   if (row.name !== undefined) json.name = row.name;
   if (row.imported_by !== undefined) json.imported_by = row.imported_by;
+  if (row.resolves_to !== undefined) json.resolves_to = row.resolves_to;
   return compactJson(json);
 }
 

@@ -18,6 +18,7 @@ import {
   loadingModel,
   skillListingPotential,
 } from "./claude_model.ts";
+import { linkTarget, type ModelView, modelView } from "./loaded_rows.ts";
 import { LIMIT_MEANINGS } from "./loading_rules.ts";
 import { tokensOf } from "./measure.ts";
 import type { LoadingContext, LoadingStep } from "./scan.ts";
@@ -39,6 +40,8 @@ export interface LoadingOptions {
   pluginDirs?: readonly string[];
   /** The listing budget override (default `$SLASH_COMMAND_TOOL_CHAR_BUDGET`). */
   budgetOverride?: string;
+  /** The managed policy folder (default: the platform's, `/etc/claude-code` on Linux). */
+  managed?: string;
 }
 
 function key(path: string, kind: string): string {
@@ -55,7 +58,9 @@ function categoryOf(row: CandidateRow | ScanRow): LoadedCategory | null {
 }
 
 /** Why an always-on inventory row without a source loads nothing at session start. */
-function absentLimit(row: ScanRow, model: LoadingModel): LimitCode[] {
+function absentLimit(row: ScanRow, model: ModelView & { agentsMdLoaded: boolean }): LimitCode[] {
+  if (model.counted.has(row.path)) return ["loaded-elsewhere"];
+  if (model.names.excludedFiles.has(row.path)) return ["excluded"];
   switch (row.loading) {
     case "path-scoped-rule":
       return ["path-scoped"];
@@ -66,11 +71,11 @@ function absentLimit(row: ScanRow, model: LoadingModel): LimitCode[] {
     case "client-or-import-dependent":
       return model.agentsMdLoaded ? ["not-loaded"] : ["agents-md-unused"];
     case "skill-listing":
-      return model.listingFiles.has(row.path) ? ["not-listed"] : ["not-loaded"];
+      return model.names.listingFiles.has(row.path) ? ["not-listed"] : ["not-loaded"];
     case "startup-instruction":
     case "unscoped-rule":
       // Read but empty once shown (nothing to say), or never read: outside Claude Code's layout.
-      return model.instructionFiles.has(row.path) ? [] : ["not-loaded"];
+      return model.names.instructionFiles.has(row.path) ? [] : ["not-loaded"];
     default:
       return ["not-loaded"];
   }
@@ -101,21 +106,24 @@ function newRow(source: LoadedSource): CandidateRow {
  */
 export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   const home = options.home ?? envValue("HOME");
-  let model: LoadingModel | undefined;
+  let model: (ModelView & { agentsMdLoaded: boolean }) | undefined;
   const byKey = new Map<string, LoadedSource>();
   return {
     addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[] {
       // The global root always takes part (its skills count toward the listing budget, its files
       // are read first); its rows are reported only with --global.
-      model = loadingModel({
+      const whole: LoadingModel = loadingModel({
         project: context.project,
         global: context.global,
         includeGlobal: true,
         home,
         pluginDirs: options.pluginDirs ?? [],
         budgetOverride: options.budgetOverride ?? envValue("SLASH_COMMAND_TOOL_CHAR_BUDGET"),
+        ...(options.managed === undefined ? {} : { managed: options.managed }),
       });
-      const reported = model.sources.filter((s) => context.includeGlobal || s.root !== "global");
+      const view = modelView(whole, context, candidates);
+      model = { ...view, agentsMdLoaded: whole.agentsMdLoaded };
+      const reported = view.sources;
       for (const s of reported) {
         byKey.set(key(s.path, s.kind), s);
       }
@@ -139,7 +147,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
           push(newRow(child));
         }
       };
-      for (const row of candidates) {
+      for (const row of [...candidates, ...view.pluginRows]) {
         if (row.tier === "always-on") matched.add(key(row.path, row.kind));
         push(row);
         if (row.loading !== "invoked-skill" || row.kind !== "file") continue;
@@ -179,9 +187,13 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
           };
         }
         const source = byKey.get(key(row.path, row.kind));
+        // Instruction files are where links matter (a CLAUDE.md linked to AGENTS.md): one lstat each.
+        const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
+        const link = target === undefined ? {} : { resolves_to: target };
         if (source === undefined) {
           return {
             ...row,
+            ...link,
             ...(row.kind === "field:description" && row.loading === "runtime-dependent"
               ? { loading: "agent-listing" as const }
               : {}),
@@ -194,12 +206,15 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         return {
           ...row,
           ...(source.category === "agents" ? { loading: "agent-listing" as const } : {}),
+          // The file a link reaches loads at start-up as the link did.
+          ...(row.loading === "client-or-import-dependent" ? { loading: source.loading } : {}),
           loaded_bytes: source.loaded,
           loaded_tokens: tokensOf(source.loaded),
           limits: ordered(source.limits),
           category: source.category,
           ...(source.name === undefined ? {} : { name: source.name }),
           ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
+          ...link,
         };
       });
     },

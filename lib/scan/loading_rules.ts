@@ -11,7 +11,7 @@
 import type { LimitCode } from "./schema.ts";
 
 /** The Claude Code version the rules below were observed on. */
-export const OBSERVED_ON = "2.1.328";
+export const OBSERVED_ON = "2.1.332";
 
 /** The differential suite that observes every rule (one fixture per rule, named in `test`). */
 export const OBSERVING_SUITE = "tests/context_scan_differential_test.ts";
@@ -32,7 +32,7 @@ function rule(text: string, test: string): LoadingRule {
 
 /** Which instruction files load at start-up, in which directories. */
 export const INSTRUCTION_FILES: LoadingRule = rule(
-  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from the project and every parent directory; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load; a rule is named by its real path, and a project rule reached through a link leading outside the project does not load",
+  "CLAUDE.md, .claude/CLAUDE.md, .claude/rules/**/*.md and CLAUDE.local.md load from every directory from / down to the project's physical path; the global root gives CLAUDE.md and rules/**/*.md; subdirectories, rules/ and .claude/memory/ do not load; a rule is named by its real path, and a project rule reached through a link leading outside the project does not load",
   "instruction-files, dot-claude-and-local, parents, subdirectory, layout-not-loaded, global-files, paths-outside-rules, links",
 );
 
@@ -98,7 +98,7 @@ export const MEMORY_INDEX: LoadingRule & {
 /** Skills and commands in the listing. */
 export const SKILL_LISTING: LoadingRule & { readonly maxChars: number } = {
   ...rule(
-    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent; of one name the first listed stays (global over project, the project over its parents, a skill over a command)",
+    "the skill listing holds `- name: description` for global skills/*/SKILL.md, the project's and its parents' (up to the git root) .claude/skills/*/SKILL.md and every commands/**/*.md (name a:b for a/b.md) that has a description; a skill without one lists its first body line (heading marks removed); when_to_use follows after ` - `; each run of tabs, carriage returns and newlines reads as one space; an entry whose name differs from its directory reads `dir (name)`; the description is cut to 1,536 UTF-16 units, the last one `…`; disable-model-invocation entries are absent; of one name the first listed stays (global over project, the project over its parents, a skill over a command)",
     "skills-*, commands, name-clashes",
   ),
   maxChars: 1536,
@@ -115,7 +115,7 @@ export const LISTING_BUDGET: LoadingRule & {
   };
 } = {
   ...rule(
-    "when the whole listing (entries joined by newlines, Claude Code's built-in skills included) exceeds the budget of 30,000 UTF-16 units (SLASH_COMMAND_TOOL_CHAR_BUDGET overrides it), the bundled built-ins stay whole, every other entry is counted as its name, and in listing order (user entries, then the built-in init and security-review) each keeps its description while the remaining budget allows",
+    "when the whole listing (entries joined by newlines, Claude Code's built-in skills included) exceeds the budget — SLASH_COMMAND_TOOL_CHAR_BUDGET from a settings file's env (it wins) or the environment, else Claude Code's own figure, 30,000 UTF-16 units for the default model — the bundled built-ins stay whole, every other entry is counted as its name, and in listing order (user entries, then the built-in init and security-review) each keeps its description while the remaining budget allows",
     "budget-*",
   ),
   chars: 30_000,
@@ -138,15 +138,95 @@ export const AGENT_LISTING: LoadingRule = rule(
 
 /** Plugins. */
 export const PLUGINS: LoadingRule = rule(
-  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands; a skill named apart from its folder reads plugin:folder (plugin:name), an agent in a subfolder plugin:sub:name; its CLAUDE.md does not load",
-  "plugin-as-project, plugin-dir, plugin-dir-two, plugin-names, combined",
+  "a repository's own skills/, agents/, commands/ and hooks/ do not load when it is opened as a project; with --plugin-dir DIR its skills, commands (without a description: absent) and agents are listed as plugin:name (plugin name from .claude-plugin/plugin.json, else the folder), after the project's commands: first every plugin's commands (--plugin-dir folders, then installed plugins, in order), then every plugin's skills; a skill named apart from its folder reads plugin:folder (plugin:name), an agent in a subfolder plugin:sub:name; a plugin agent's description loses its final newline; its CLAUDE.md does not load",
+  "plugin-as-project, plugin-dir, plugin-dir-two, plugin-names, combined, installed-order, plugin-agent-folded",
 );
+
+/** A plugin's manifest paths. */
+export const PLUGIN_MANIFEST: LoadingRule = rule(
+  "plugin.json commands and agents (a path or a list) replace the default commands/ and agents/ folders (a commands path may be a folder); an agents path that is a folder drops the whole plugin; skills paths (a skill folder or a folder of them) add to the default skills/ folder; a plugin with neither but a SKILL.md of its own is one skill named after its folder (anything but letters, digits, - and _ as -)",
+  "plugin-manifest-*, plugin-root-skill",
+);
+
+/** Installed plugins. */
+export const INSTALLED_PLUGINS: LoadingRule = rule(
+  "a plugin name@mk loads like a --plugin-dir when the merged settings enable it (enabledPlugins: user, project, local, managed; a later false wins; order of first mention), G/plugins/installed_plugins.json has a record for it that applies (scope user, or project/local with this projectPath), G/plugins/known_marketplaces.json knows mk and its catalog (installLocation/.claude-plugin/marketplace.json) lists it; its folder is the record's installPath (one under another .../plugins/cache/ whose plugins folder is gone is read below G/plugins/), or for a directory marketplace the entry's source in that folder; a catalog entry's commands/agents/skills stand in for plugin.json's, and one rooted at the marketplace (source ./) that lists skills loads only those",
+  "installed-*",
+);
+
+/** Settings that shape loading. */
+export const SETTINGS: LoadingRule = rule(
+  "claudeMdExcludes of every settings file (globs as picomatch with dot, or absolute paths, against the absolute path) keep user, project and local instruction files out (the managed policy's and MEMORY.md stay); env in settings sets the listing budget over the process's SLASH_COMMAND_TOOL_CHAR_BUDGET; SessionStart hooks of user, project and local settings inject like a plugin's (a JSON hookSpecificOutput.additionalContext as `SessionStart hook additional context: <text>`), UserPromptSubmit hooks as `UserPromptSubmit hook success: <output>`; outputStyle names .claude/output-styles/*.md (or G/output-styles) by its name: `# Output Style: <name>`, its body and a reminder line",
+  "excludes, settings-*, output-style",
+);
+
+/** The managed policy. */
+export const MANAGED_POLICY: LoadingRule = rule(
+  "the managed policy folder (/etc/claude-code; /Library/Application Support/ClaudeCode on macOS; C:\\Program Files\\ClaudeCode on Windows) gives CLAUDE.md (its imports not followed), .claude/rules/**/*.md and .claude/skills/*/SKILL.md, first",
+  "managed",
+);
+
+/** Where Claude Code looks from a start directory. */
+export const PATHS: LoadingRule = rule(
+  "a project opened through a link is walked and named from its physical path; skills, commands and agents are listed from the start directory up to its git root only (instruction files and rules above it still load); in a git worktree auto-memory is the main checkout's slug, and a worktree nested in its main checkout gets only the main checkout's CLAUDE.local.md",
+  "link-root, git-root-listing, worktree, worktree-nested",
+);
+
+/** Frontmatter as Claude Code's YAML reader reads it. */
+export const FRONTMATTER: LoadingRule = rule(
+  'the last of duplicate keys wins; an indented only key still counts; paths: {**}, a number or ~ load unconditionally; a plain scalar ends at ` #`; a list-valued description falls back to the body; a first body line `##` lists as `##`; a command with neither description nor body lists `Custom command`; disable-model-invocation 1/true/yes/on hides; a name a:b lists as dir (a:b); a when_to_use block keeps its trailing space; a |+ description keeps its blank lines; tools "*" is All tools; disallowedTools are taken out of tools',
+  "yaml-duplicate-keys, rules-paths-quirks, skills-frontmatter-quirks, commands-custom, agents-frontmatter-quirks",
+);
+
+/**
+ * Two agents of one name in one folder: which one lists is version-dependent, recorded here as
+ * data (`drift`), never guessed; the model follows {@linkcode OBSERVED_ON}'s.
+ */
+export const AGENT_NAME_CLASH: LoadingRule & {
+  readonly drift: Readonly<Record<string, string>>;
+} = {
+  ...rule(
+    "of two agents of one name in one folder the alphabetically last file is listed",
+    "agents-same-name",
+  ),
+  drift: {
+    "2.1.328": "the last in directory order (the file system's listing order)",
+    "2.1.332": "the alphabetically last file",
+  },
+};
 
 /** A plugin's SessionStart hooks. */
 export const PLUGIN_HOOKS: LoadingRule = rule(
   "a plugin's SessionStart hooks whose matcher matches startup inject `SessionStart:startup hook success: <output>` and a blank line each, before the environment block; the output is known without running the hook only for `echo text`",
   "plugin-hooks-static",
 );
+
+/**
+ * Claude Code's own listing entries: what an empty project lists (the same on 2.1.328 and
+ * 2.1.332; the differential suite's empty fixture checks the skills against
+ * {@linkcode LISTING_BUDGET}). `--observe` calls only these built-in.
+ */
+export const BUILT_IN_ENTRIES: {
+  readonly skills: readonly string[];
+  readonly agents: readonly string[];
+} = {
+  skills: [
+    "dataviz",
+    "update-config",
+    "keybindings-help",
+    "code-review",
+    "simplify",
+    "fewer-permission-prompts",
+    "loop",
+    "claude-api",
+    "workflow-authoring",
+    "run",
+    "plugin-authoring",
+    "init",
+    "security-review",
+  ],
+  agents: ["claude", "Explore", "general-purpose", "Plan", "statusline-setup"],
+};
 
 /** Every rule, in the order the reference lists them. */
 export const LOADING_RULES: readonly LoadingRule[] = [
@@ -161,6 +241,13 @@ export const LOADING_RULES: readonly LoadingRule[] = [
   AGENT_LISTING,
   PLUGINS,
   PLUGIN_HOOKS,
+  PLUGIN_MANIFEST,
+  INSTALLED_PLUGINS,
+  SETTINGS,
+  MANAGED_POLICY,
+  PATHS,
+  FRONTMATTER,
+  AGENT_NAME_CLASH,
 ];
 
 /** The Claude Code version the model is "as of". */
@@ -186,4 +273,5 @@ export const LIMIT_MEANINGS: Readonly<Record<LimitCode, string>> = {
   "hook-runtime": "hook output is known only at run time",
   "estimated-large-file": "over 8 MiB: shown bytes estimated, not exact",
   unreadable: "not readable again; potential figure kept",
+  excluded: "matched by claudeMdExcludes: not loaded",
 };

@@ -104,6 +104,8 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
     for (const { key, title } of CONTEXT_CATEGORIES) {
       if (!(key in doc.categories)) continue;
       const t = doc.categories[key as keyof typeof doc.categories];
+      // The system prompt holds a file of the user's only with an output style.
+      if (key === "system-prompt" && t.files === 0) continue;
       out.push(padEnd(title, 16) + padStart(num(t.files), 7) + padStart(num(t.tokens), 11));
     }
     // What no file owns is seen only by an observation: said where there is none.

@@ -127,7 +127,7 @@ Deno.test("renderReport: without loaded figures there are no LOADED column and n
 });
 
 const REPORT_80 = `context-scan ~/demo
-tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
+tokens = bytes/4; loaded = what Claude Code 2.1.332 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on             4     12,250      8,885
@@ -165,7 +165,7 @@ SCAN ISSUES (1)
     '.claude/rules/locked': Permission denied
 `;
 const REPORT_120 = `context-scan ~/demo
-tokens = bytes/4; loaded = what Claude Code 2.1.328 sends (observed rules)
+tokens = bytes/4; loaded = what Claude Code 2.1.332 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on             4     12,250      8,885

@@ -35,7 +35,7 @@ export const TierFilterSchema = z.deferred(() =>
 /** Which scanned root a row or issue belongs to. */
 export type RootLabel = ScanRow["root"];
 /** The root labels. */
-export const RootLabelSchema = z.deferred(() => z.enum(["project", "global", "plugin"]));
+export const RootLabelSchema = z.deferred(() => z.enum(["project", "global", "plugin", "managed"]));
 
 /** What a row measures. */
 export type RowKind = ScanRow["kind"];
@@ -68,6 +68,7 @@ export const LoadingSchema = z.deferred(() =>
     "command-listing",
     "agent-listing",
     "hook-context",
+    "output-style",
   ])
 );
 
@@ -97,6 +98,7 @@ export const LimitCodeSchema = z.deferred(() =>
     "hook-runtime",
     "estimated-large-file",
     "unreadable",
+    "excluded",
   ])
 );
 
@@ -104,15 +106,18 @@ export const LimitCodeSchema = z.deferred(() =>
 export type LoadedCategory = NonNullable<ScanRow["category"]>;
 /** The loaded categories. */
 export const LoadedCategorySchema = z.deferred(() =>
-  z.enum(["memory-files", "skills", "agents", "hooks"])
+  z.enum(["system-prompt", "memory-files", "skills", "agents", "hooks"])
 );
 
 /** One inventory row of `files` (keys in output order). */
 export interface ScanRow {
   /** Logical path of the measured file. */
   path: string;
-  /** Label of the root being scanned when the row was found (`plugin`: a `--plugin-dir`). */
-  root: "project" | "global" | "plugin";
+  /**
+   * Label of the root being scanned when the row was found (`plugin`: a `--plugin-dir` or an
+   * installed plugin; `managed`: the managed policy folder).
+   */
+  root: "project" | "global" | "plugin" | "managed";
   /** Inventory tier. */
   tier: "always-on" | "per-spawn" | "per-invocation";
   /** What is measured. */
@@ -139,7 +144,8 @@ export interface ScanRow {
     | "imported-instruction"
     | "command-listing"
     | "agent-listing"
-    | "hook-context";
+    | "hook-context"
+    | "output-style";
   /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
   loaded_bytes?: number;
   /** `--loaded` only: `floor(loaded_bytes / 4)`. */
@@ -164,16 +170,19 @@ export interface ScanRow {
     | "hook-runtime"
     | "estimated-large-file"
     | "unreadable"
+    | "excluded"
   >;
   /**
    * `--loaded` only: the `/context` group the row's loaded bytes count in at session start
    * (`null` for rows of the per-spawn and per-invocation tiers).
    */
-  category?: "memory-files" | "skills" | "agents" | "hooks" | null;
+  category?: "system-prompt" | "memory-files" | "skills" | "agents" | "hooks" | null;
   /** `--loaded` only, listing rows: the entry's name as the listing writes it. */
   name?: string;
   /** `--loaded` only, imports: the file whose `@path` loaded this one. */
   imported_by?: string;
+  /** `--loaded` only: the file a row whose path is a symbolic link resolves to. */
+  resolves_to?: string;
 }
 
 /** Schema of one inventory row. */
@@ -193,13 +202,14 @@ export const ScanRowSchema = z.deferred(() =>
     category: z.optional(z.nullable(LoadedCategorySchema)),
     name: z.optional(z.string()),
     imported_by: z.optional(z.string()),
+    resolves_to: z.optional(z.string()),
   })
 );
 
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
   /** Label of the root being scanned (per-project memory: `project`). */
-  root: "project" | "global" | "plugin";
+  root: "project" | "global" | "plugin" | "managed";
   /** The walk start, instruction root or file concerned. */
   path: string;
   /** Always `discovery-incomplete`. */
@@ -312,7 +322,8 @@ export interface ScanObservedSource {
     | "skill"
     | "command"
     | "agent"
-    | "hook";
+    | "hook"
+    | "output-style";
   /** The listing entry's name, the hook line's label, or (files) the real path. */
   name: string;
   /** The real file it came from; `null` for a built-in entry, a hook, or a file not found. */
@@ -344,6 +355,7 @@ export const ScanObservedSourceSchema = z.deferred(() =>
       "command",
       "agent",
       "hook",
+      "output-style",
     ]),
     name: z.string(),
     path: z.nullable(z.string()),
@@ -438,6 +450,7 @@ export interface ScanDocument {
    * `/context` shows them.
    */
   categories?: {
+    "system-prompt": { files: number; bytes: number; tokens: number };
     "memory-files": { files: number; bytes: number; tokens: number };
     skills: { files: number; bytes: number; tokens: number };
     agents: { files: number; bytes: number; tokens: number };
@@ -465,6 +478,7 @@ export const ScanDocumentSchema = z.deferred(() =>
     scan_issues: z.array(ScanIssueSchema),
     totals: ScanTotalsSchema,
     categories: z.optional(z.object({
+      "system-prompt": ScanLoadedTotalSchema,
       "memory-files": ScanLoadedTotalSchema,
       skills: ScanLoadedTotalSchema,
       agents: ScanLoadedTotalSchema,
@@ -502,44 +516,3 @@ export function parseScanDocument(
   const where = first?.path.length ? first.path.join(".") : "document";
   return { ok: false, error: `${where}: ${first?.message ?? "invalid"}` };
 }
-
-/**
- * The `settings.json` fields `--observe` reads (Claude Code's file, not ctxkit's: every other key
- * is kept and ignored): the ones that could send a request elsewhere or run a credential helper
- * (`references/context-scan.md#what-is-refused`).
- */
-export const ClaudeSettingsSchema = z.deferred(() =>
-  z.looseObject({
-    // An object of any keys (zod/mini as vendored has no record): the names are what matter.
-    env: z.optional(z.looseObject({})),
-    apiKeyHelper: z.optional(z.unknown()),
-    awsAuthRefresh: z.optional(z.unknown()),
-    awsCredentialExport: z.optional(z.unknown()),
-    gcpAuthRefresh: z.optional(z.unknown()),
-    otelHeadersHelper: z.optional(z.unknown()),
-  })
-);
-
-/** The fields of a parsed `settings.json` that `--observe` looks at. */
-export type ClaudeSettings = z.infer<typeof ClaudeSettingsSchema>;
-
-/** A plugin's `hooks/hooks.json`, of which `--loaded` reads the `SessionStart` commands. */
-export const PluginHooksSchema = z.deferred(() =>
-  z.looseObject({
-    hooks: z.optional(z.looseObject({
-      SessionStart: z.optional(z.array(z.looseObject({
-        matcher: z.optional(z.string()),
-        hooks: z.optional(z.array(z.looseObject({
-          type: z.optional(z.string()),
-          command: z.optional(z.string()),
-        }))),
-      }))),
-    })),
-  })
-);
-
-/** A parsed plugin `hooks/hooks.json`. */
-export type PluginHooks = z.infer<typeof PluginHooksSchema>;
-
-/** A plugin's `.claude-plugin/plugin.json`, of which `--observe` and `--loaded` read the name. */
-export const PluginManifestSchema = z.deferred(() => z.looseObject({ name: z.string() }));

@@ -4,6 +4,7 @@
  * @module
  */
 
+import { UsageError } from "../../errors.ts";
 import { text } from "../../text.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
@@ -22,6 +23,11 @@ export interface RestoreOptions {
   selector?: string;
   /** Files to restore (none = every manifest entry). */
   files: readonly string[];
+  /**
+   * `--force`: restore the named files whatever their ownership proof says, keeping their current
+   * bytes in `displaced/` (`references/context-guard.md#snapshot-trust`). Needs `runDir` and files.
+   */
+  force?: boolean;
 }
 
 /** Outcome of a restore or rollback over one or more run dirs. */
@@ -54,6 +60,13 @@ export function restoreRunDirs(options: RestoreOptions, reporter: Reporter): str
   return chooseRunGroups(roots, options.selector, reporter);
 }
 
+/** `--force` acts on named files of a named run dir only: never implied. */
+export function requireForceTargets(options: RestoreOptions): void {
+  if (options.force && (options.runDir === undefined || options.files.length === 0)) {
+    throw new UsageError(text`restore --force needs --run-dir and the files to restore`);
+  }
+}
+
 /**
  * context-guard `restore`: every listed file (or every file) of the selected run dirs, each proven
  * owned and verified by hash afterwards.
@@ -62,9 +75,12 @@ export async function restore(
   options: RestoreOptions,
   reporter: Reporter = silentReporter,
 ): Promise<RestoreResult> {
+  requireForceTargets(options);
   const runs: RunDirRestore[] = [];
   for (const dir of restoreRunDirs(options, reporter)) {
-    runs.push(await restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter));
+    runs.push(
+      await restoreRunDir(dir, "RESTORE_VERIFIED", options.files, reporter, options.force),
+    );
   }
   return { runs, ok: runs.every((r) => r.ok), exitCode: batchExit(runs) };
 }

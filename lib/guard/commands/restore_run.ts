@@ -18,7 +18,7 @@ import {
   RestoreStoppedError,
   SnapshotMissingError,
 } from "../errors.ts";
-import { readManifest } from "../manifest.ts";
+import { type ManifestRead, readManifest } from "../manifest.ts";
 import type { Reporter } from "../report.ts";
 import { resolveLogical } from "../roots.ts";
 import { isTrustedCopy, linkedDirBelow } from "../run_dir.ts";
@@ -80,17 +80,33 @@ function firstOfEachDirectory(root: string): (rel: string) => boolean {
   };
 }
 
+/** What a restore of a run dir works from: its manifest, the rels to restore, their copies. */
+export interface SelectedCopies {
+  /** The validated manifest. */
+  manifest: ManifestRead;
+  /** Its root. */
+  root: string;
+  /** Every entry's recorded hash, by rel. */
+  hashes: Map<string, string | undefined>;
+  /** The rels to restore: the named files, or every entry in manifest order. */
+  rels: string[];
+  /** The hash of each trusted, intact copy (checked against the manifest). */
+  copyHashes: Map<string, string>;
+  /** Some copy is missing or damaged (each reported on stderr). */
+  damaged: boolean;
+}
+
 /**
- * Restore `files` (or every manifest entry) of `runDir` back under the manifest's root. Manifest
- * problems and bad file arguments are thrown (exit 2) before any write; a damaged snapshot or a
- * refused stage prints `<label>: FAILED - …` and returns `ok: false`, nothing written.
+ * Steps 1–3 of restoring a run dir (`references/context-guard.md#restoring-a-run-dir`): read the
+ * manifest, resolve the named files (or take every entry), and check each copy, printing
+ * `❌ MISSING FROM SNAPSHOT:` / `❌ SNAPSHOT CHECKSUM MISMATCH:` for each bad one. Manifest
+ * problems and bad file arguments are thrown (exit 2).
  */
-export async function restoreRunDir(
+export function selectCopies(
   runDir: string,
-  label: RestoreLabel,
   files: readonly string[],
   reporter: Reporter,
-): Promise<RunDirRestore> {
+): SelectedCopies {
   const manifest = readManifest(runDir);
   const root = manifest.root;
   const hashes = new Map(manifest.files.map((f) => [f.path, f.sha256]));
@@ -130,6 +146,26 @@ export async function restoreRunDir(
       }
     }
   }
+  return { manifest, root, hashes, rels, copyHashes, damaged };
+}
+
+/**
+ * Restore `files` (or every manifest entry) of `runDir` back under the manifest's root. Manifest
+ * problems and bad file arguments are thrown (exit 2) before any write; a damaged snapshot or a
+ * refused stage prints `<label>: FAILED - …` and returns `ok: false`, nothing written.
+ */
+export async function restoreRunDir(
+  runDir: string,
+  label: RestoreLabel,
+  files: readonly string[],
+  reporter: Reporter,
+  force = false,
+): Promise<RunDirRestore> {
+  const { manifest, root, hashes, rels, copyHashes, damaged } = selectCopies(
+    runDir,
+    files,
+    reporter,
+  );
   if (damaged) {
     reporter.err(
       text`${label}: FAILED - snapshot incomplete or damaged; current bytes preserved (${runDir})`,
@@ -182,6 +218,7 @@ export async function restoreRunDir(
       modes,
       copyHashes,
       links,
+      force,
     }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;

@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { refusedShown } from "../_test_utils.ts";
 import { createHash } from "node:crypto";
 import {
   chmodSync,
@@ -160,7 +161,7 @@ Deno.test("restoreRunDir: a refused stage prints its lines and FAILED, nothing w
   const r = await restoreRunDir(f.runDir, "RESTORE_VERIFIED", [], out);
   assert.deepEqual([r.ok, r.failure], [false, "refused"]);
   assert.deepEqual(shown(out.lines), [
-    "stderr: RESTORE_REFUSED: b.md (current bytes lack matching draft ownership)",
+    ...refusedShown(f.runDir, "b.md", f.path("b.md")),
     `stderr: RESTORE_VERIFIED: FAILED - restoration refused; current bytes preserved (${f.runDir})`,
   ]);
   assert.equal(read(f.path("a.md")), "owned\n");

@@ -9,7 +9,7 @@ import { writeDraftRecord } from "../ownership.ts";
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots, Layer } from "../roots.ts";
 import { restore, restoreRunDirs, rollback } from "./restore.ts";
-import { guardRootsFixture } from "../_test_utils.ts";
+import { guardRootsFixture, refusedShown } from "../_test_utils.ts";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const read = (p: string) => readFileSync(p, "utf8");
@@ -91,7 +91,7 @@ Deno.test("restore proves ownership per run dir and reports each; ok only when e
   assert.deepEqual(shown(out.lines), [
     "stdout: RESTORED: CLAUDE.md",
     `stdout: RESTORE_VERIFIED: 0 mismatches, 0 missing from snapshot (${p})`,
-    "stderr: RESTORE_REFUSED: CLAUDE.md (current bytes lack matching draft ownership)",
+    ...refusedShown(g, "CLAUDE.md", `${r.global}/CLAUDE.md`),
     `stderr: RESTORE_VERIFIED: FAILED - restoration refused; current bytes preserved (${g})`,
   ]);
   assert.equal(read(`${r.project}/CLAUDE.md`), "P\n");

@@ -37,6 +37,8 @@ export interface SnapshotOptions {
   scriptPath: string;
   /** Clock (default: now, read once). */
   now?: Date;
+  /** Take a snapshot-trust run (`references/context-guard.md#snapshot-trust`). */
+  trust?: boolean;
 }
 
 /** What {@linkcode snapshot} wrote. */
@@ -250,6 +252,7 @@ export async function snapshot(
       rootName: layer,
       now,
       inGit,
+      trust: options.trust,
     }, reporter);
   } catch (e) {
     if (!(e instanceof CtxkitError)) throw e;

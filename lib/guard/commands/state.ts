@@ -7,17 +7,28 @@
  */
 
 import { firstLine } from "../../_fs/errors.ts";
-import { isFileFollow, refusedBySandbox } from "../../_fs/inspect.ts";
+import { isFileFollow, physicalPath, refusedBySandbox } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
 import { writeFileAtomic } from "../../_fs/write.ts";
 import { dirname, isBelow, logicalCwd, normalizeLexical } from "../../paths.ts";
-import { text } from "../../text.ts";
-import { LedgerError, sandboxRefused, ScanRejectedError, StateWriteError } from "../errors.ts";
+import { text, verbatim } from "../../text.ts";
+import {
+  asFileSystemError,
+  LedgerError,
+  sandboxRefused,
+  ScanRejectedError,
+  StateWriteError,
+} from "../errors.ts";
 import { writePathProblem } from "../run_dir.ts";
 import { keepStateBefore, noteStateWritten } from "../run_state.ts";
 import { layerRuns, readRuns } from "../runs.ts";
-import { buildStateDocument, renderStateDocument, StateDocumentSchema } from "../state/document.ts";
+import {
+  buildStateDocument,
+  countOnce,
+  renderStateDocument,
+  StateDocumentSchema,
+} from "../state/document.ts";
 import { checkScanFile, type StateScanInput } from "../state/scan_input.ts";
 
 /** Where the state file is: `--out`, else under `--root` or the project root. */
@@ -101,6 +112,24 @@ function writeStateFile(path: string, abs: string, root: string, content: string
   return sha256;
 }
 
+/**
+ * `--before`/`--after` must be given and name a regular file (links followed); each problem is named
+ * as it is: `state needs --before <context-scan JSON>` when the option is missing or empty, else
+ * `cannot read --before <path>: <reason>` (`No such file or directory`, `not a regular file`…).
+ */
+function checkScanInput(option: "--before" | "--after", path: string): void {
+  if (path === "") throw new UsageError(text`state needs ${verbatim(option)} <context-scan JSON>`);
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.statSync(path);
+  } catch (e) {
+    throw asFileSystemError(e, `read ${option}`, path);
+  }
+  if (!info.isFile) {
+    throw new UsageError(text`cannot read ${verbatim(option)} ${path}: not a regular file`);
+  }
+}
+
 /** Where `state` may write and whose run keeps the state's "before". */
 export interface StateContext {
   /** The root the path is checked from (`--root`, else the project root). */
@@ -117,12 +146,8 @@ export interface StateContext {
  */
 export function writeState(options: StateOptions, path: string, context: StateContext): void {
   if (options.mode === "") throw new UsageError(text`state needs --mode`);
-  if (!isFileFollow(options.before)) {
-    throw new UsageError(text`state needs --before <context-scan JSON>`);
-  }
-  if (!isFileFollow(options.after)) {
-    throw new UsageError(text`state needs --after <context-scan JSON>`);
-  }
+  checkScanInput("--before", options.before);
+  checkScanInput("--after", options.after);
   const ledger = options.ledger !== undefined && options.ledger !== "" ? options.ledger : undefined;
   const noLedger = (l: string) => new LedgerError(l, text`no such ledger file: ${l}`);
   if (ledger !== undefined && !isFileFollow(ledger)) throw noLedger(ledger);
@@ -130,7 +155,8 @@ export function writeState(options: StateOptions, path: string, context: StateCo
   for (const scanPath of [options.before, options.after]) {
     const check = checkScanFile(scanPath);
     if (!check.ok) throw new ScanRejectedError(scanPath, check.reason);
-    scans.push(check.doc);
+    // One physical file is one file, however many names link to it.
+    scans.push(countOnce(check.doc, physicalPath));
   }
   let ledgerText: string | undefined;
   if (ledger !== undefined) {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { ScanRejectedError } from "../errors.ts";
+import { FileSystemError, ScanRejectedError } from "../errors.ts";
 import { UsageError } from "../../errors.ts";
 import { stateExists, statePath, writeState } from "./state.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
@@ -34,7 +34,14 @@ Deno.test("writeState: names the first missing input, rejects a bad scan, writes
     });
   usage({ mode: "", before: scan, after: scan }, "state needs --mode");
   usage({ mode: "m", before: "", after: "" }, "state needs --before <context-scan JSON>");
-  usage({ mode: "m", before: scan, after: dir }, "state needs --after <context-scan JSON>");
+  usage({ mode: "m", before: scan, after: "" }, "state needs --after <context-scan JSON>");
+  usage({ mode: "m", before: scan, after: dir }, `cannot read --after ${dir}: not a regular file`);
+  assert.throws(
+    () => writeState({ mode: "m", before: join(dir, "missing.json"), after: scan }, out, ctx),
+    (e: unknown) =>
+      e instanceof FileSystemError && e.exitCode === 2 &&
+      e.message === `cannot read --before ${join(dir, "missing.json")}: No such file or directory`,
+  );
   assert.throws(
     () => writeState({ mode: "m", before: bad, after: scan }, out, ctx),
     (e: unknown) => {

@@ -9,7 +9,7 @@ import { writeDraftRecord } from "../ownership.ts";
 import { collectingReporter } from "../report.ts";
 import type { GuardRoots, Layer } from "../roots.ts";
 import { verify } from "./verify.ts";
-import { guardRootsFixture } from "../_test_utils.ts";
+import { guardRootsFixture, refusedShown } from "../_test_utils.ts";
 
 const sha = (s: string) => createHash("sha256").update(s).digest("hex");
 const read = (p: string) => readFileSync(p, "utf8");
@@ -96,11 +96,11 @@ Deno.test("verify: one failing file rolls the whole run back, passing files incl
   const refused = collectingReporter();
   const again = await verify({ roots: r, files: [`${r.project}/a.md`] }, refused);
   assert.equal(again.rollback?.ok, false);
-  assert.deepEqual(shown(refused.lines).slice(-6), [
+  assert.deepEqual(shown(refused.lines).slice(-8), [
     "stdout: ACTION: kept",
     "stdout: FILES_FAILED: 1",
     `stdout: ROLLBACK: whole run (gate failed) ${rd}`,
-    "stderr: RESTORE_REFUSED: a.md (current bytes lack matching draft ownership)",
+    ...refusedShown(rd, "a.md", `${r.project}/a.md`),
     `stderr: ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${rd})`,
     `stderr: RUN: FAILED - recovery incomplete; inspect preserved current files in ${rd}`,
   ]);

@@ -8,7 +8,12 @@
 
 import { LinkedComponentError, makeDirsBelow, removeMadeDirs } from "../../_fs/dirs.ts";
 import { isDirectoryFollow } from "../../_fs/inspect.ts";
-import { fsyncDirectories, type PendingWrite, syncPendingWrites } from "../../_fs/write.ts";
+import {
+  fsyncDirectories,
+  fsyncFiles,
+  type PendingWrite,
+  syncPendingWrites,
+} from "../../_fs/write.ts";
 import { CtxkitError } from "../../errors.ts";
 import { faultPoint } from "../../faults.ts";
 import { dirname } from "../../paths.ts";
@@ -27,7 +32,10 @@ import {
   prepareRestore,
   recheckRestore,
 } from "../ownership.ts";
+import { Displacement, reportDisplaced } from "../displace.ts";
+import { refusalHint } from "../refusal.ts";
 import type { Reporter } from "../report.ts";
+import { restoreOverride } from "../trust.ts";
 import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
 import { requireRunDir, snapshotCopyPath } from "../run_dir.ts";
 import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
@@ -40,6 +48,11 @@ export interface StageRestoreOptions extends StageFilesOptions {
   copyHashes?: ReadonlyMap<string, string>;
   /** The manifest's link targets, from a caller that has just read it (else read here). */
   links?: ReadonlyMap<string, string>;
+  /**
+   * `--force`: restore every file whatever its ownership proof says, keeping current bytes in
+   * `displaced/` (`references/context-guard.md#snapshot-trust`).
+   */
+  force?: boolean;
 }
 
 /**
@@ -76,9 +89,17 @@ export async function stageRestore(
   const copyHash = (rel: string) =>
     options.copyHashes?.get(rel) ?? currentState(snapshotCopyPath(runDir, rel));
   const hashes = targets.map((t) => copyHash(t.rel));
-  const judged = targets.map((t, i) => judgeRestore(runDir, t.rel, t.abs, hashes[i]));
+  const override = restoreOverride(runDir, options.force);
+  const judged = targets.map((t, i) => judgeRestore(runDir, t.rel, t.abs, hashes[i], override));
   const refused = targets.filter((_, i) => !judged[i].allowed);
-  if (refused.length > 0) throw new RestoreRefusedError(refused.map((t) => t.rel));
+  if (refused.length > 0) {
+    throw new RestoreRefusedError(
+      refused.map((t) => t.rel),
+      refused.map((t) => refusalHint(runDir, t, root)),
+    );
+  }
+  // Bytes no proof allows replacing are kept first (a trust run, --force): nothing is lost.
+  const displacement = judged.some((j) => j.displace) ? new Displacement(runDir) : undefined;
   const pending: Array<PendingWrite | undefined> = [];
   const made: string[] = [];
   const ensured = new Set<string>();
@@ -105,15 +126,20 @@ export async function stageRestore(
       // The check-to-rename window is per file: right before its rename, the file is judged
       // again (references/context-guard.md#concurrency).
       const recheck = () => {
-        const fresh = recheckRestore(runDir, t.rel, t.abs, judged[i], hashes[i]);
-        if (!fresh.allowed) throw new RestoreRefusedError([t.rel]);
+        const fresh = recheckRestore(runDir, t.rel, t.abs, judged[i], hashes[i], override);
+        if (!fresh.allowed) throw new RestoreRefusedError([t.rel], [refusalHint(runDir, t, root)]);
       };
+      if (judged[i].displace) displacement!.keep(t.rel, t.abs, judged[i].current);
       try {
         pending.push(prepareRestore(runDir, t.rel, t.abs, false, mode, recheck));
       } catch (e) {
         throw asFileSystemError(e, "write", t.abs);
       }
     });
+    if (displacement !== undefined) {
+      await fsyncFiles(displacement.copies.values());
+      await fsyncDirectories(displacement.dirs);
+    }
     await syncPendingWrites(
       pending.map((p, i) =>
         p === undefined ? undefined : {
@@ -126,6 +152,7 @@ export async function stageRestore(
   } catch (e) {
     for (const p of pending) p?.abort();
     removeMadeDirs(made);
+    displacement?.discard();
     throw e;
   }
   const restored: string[] = [];
@@ -143,6 +170,7 @@ export async function stageRestore(
         }
         dirs.add(dirname(t.abs));
       }
+      reportDisplaced(displacement, t.rel, reporter);
       restored.push(t.rel);
       reporter.out(text`RESTORED: ${t.rel}`);
     });

@@ -43,6 +43,7 @@ import {
   replaceFile,
   snapshotCopyPath,
 } from "../run_dir.ts";
+import { writeTrustMarker } from "../trust.ts";
 import { gitFailure, isGitRepo, localStamp } from "./common.ts";
 
 /** Inputs of {@linkcode stageSnapshot}. */
@@ -78,6 +79,11 @@ export interface StageSnapshotOptions {
    * asked git (else git is asked here).
    */
   inGit?: boolean;
+  /**
+   * Take a snapshot-trust run (`references/context-guard.md#snapshot-trust`): its marker is written
+   * as soon as the run dir exists, before any copy.
+   */
+  trust?: boolean;
 }
 
 /** What a snapshot recorded of one distinct target, by rel. */
@@ -300,6 +306,7 @@ export async function stageSnapshot(
     if (options.runDir !== undefined) throw exists(runDir);
     runDir = auto(++n); // an auto name taken meanwhile by a concurrent run: next suffix
   }
+  if (options.trust) writeTrustMarker(runDir);
   if (inGit) appendIgnoreLine(ignoreFile);
   // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
   // earlier copy atomically); every copy is synced once all are written, then each directory —

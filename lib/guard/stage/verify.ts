@@ -15,7 +15,10 @@ import {
   SnapshotDamagedError,
 } from "../errors.ts";
 import { sha256Hex } from "../../_fs/sha256.ts";
-import { mayRestore, restoreFile } from "../ownership.ts";
+import { currentState, judgeRestore, restoreFile } from "../ownership.ts";
+import { refusalHint } from "../refusal.ts";
+import { restoreDisplacing } from "../displace.ts";
+import { restoreOverride } from "../trust.ts";
 import type { Reporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
 import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
@@ -166,6 +169,7 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
   });
   if (damaged.length > 0) throw new SnapshotDamagedError(runDir, damaged);
   const verdicts: FileVerdict[] = [];
+  const override = options.noRestore ? undefined : restoreOverride(runDir);
   let failed = 0;
   for (const [i, t] of targets.entries()) {
     const copy = snapshotCopyPath(runDir, t.rel);
@@ -190,14 +194,21 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
     let action: FileVerdict["action"] = "kept";
     if (options.noRestore) {
       reporter.out(text`ACTION: kept`);
-    } else if (mayRestore(runDir, t.rel, t.abs)) {
-      restoreFile(runDir, t.rel, t.abs);
-      reporter.out(text`ACTION: restored`);
-      action = "restored";
     } else {
-      reporter.err(refusalLine(t.rel));
-      reporter.out(text`ACTION: kept (restore refused)`);
-      action = "refused";
+      const judged = judgeRestore(runDir, t.rel, t.abs, currentState(copy), override);
+      const restored = !judged.allowed
+        ? false
+        : judged.displace
+        ? restoreDisplacing(runDir, t, judged, override, reporter)
+        : (restoreFile(runDir, t.rel, t.abs), true);
+      if (restored) {
+        reporter.out(text`ACTION: restored`);
+        action = "restored";
+      } else {
+        reporter.err(text`${refusalLine(t.rel)}\n${refusalHint(runDir, t, root)}`);
+        reporter.out(text`ACTION: kept (restore refused)`);
+        action = "refused";
+      }
     }
     verdicts.push({ target: t, misses, gate: "fail", action });
   }

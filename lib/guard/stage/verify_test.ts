@@ -1,4 +1,5 @@
 import assert from "node:assert/strict";
+import { refusedShown } from "../_test_utils.ts";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, truncateSync, writeFileSync } from "node:fs";
 
@@ -84,7 +85,7 @@ Deno.test("stageVerify: pass keeps; a failure is restored when owned, refused ot
     "stdout: MISSING: 1",
     "stdout:   - kw:NEVER",
     "stdout: GATE: FAIL",
-    "stderr: RESTORE_REFUSED: unowned.md (current bytes lack matching draft ownership)",
+    ...refusedShown(f.runDir, "unowned.md", f.path("unowned.md")),
     "stdout: ACTION: kept (restore refused)",
     "stdout: FILES_FAILED: 2",
   ]);

@@ -109,6 +109,35 @@ function sumByPath(doc: StateScanInput): Map<string, number> {
   return sums;
 }
 
+/** Where a scanned path physically is (links resolved), or `undefined` when it does not resolve. */
+export type PhysicalOf = (path: string) => string | undefined;
+
+/**
+ * The scan with each physical file counted once (`references/context-guard.md#document`): names
+ * that resolve to one file — a `CLAUDE.md` linked to `AGENTS.md` — keep the rows of the name that
+ * is the file itself (else of the first name), and the grand total becomes the sum of the rows
+ * kept. A scan without such names is returned as it is.
+ */
+export function countOnce(doc: StateScanInput, physicalOf: PhysicalOf): StateScanInput {
+  const names = new Map<string, string[]>();
+  for (const f of doc.files) {
+    const key = physicalOf(f.path) ?? f.path;
+    const list = names.get(key) ?? [];
+    if (!list.includes(f.path)) list.push(f.path);
+    names.set(key, list);
+  }
+  const dropped = new Set<string>();
+  for (const [key, list] of names) {
+    if (list.length < 2) continue;
+    const kept = list.includes(key) ? key : list[0];
+    for (const name of list) if (name !== kept) dropped.add(name);
+  }
+  if (dropped.size === 0) return doc;
+  const files = doc.files.filter((f) => !dropped.has(f.path));
+  const tokens = files.reduce((n, f) => n + f.tokens, 0);
+  return { ...doc, files, totals: { grand: { tokens } } };
+}
+
 /** `files` of the state: every path of either scan, sorted by code point, 0 on a missing side. */
 export function stateFiles(before: StateScanInput, after: StateScanInput): StateFile[] {
   const b = sumByPath(before);

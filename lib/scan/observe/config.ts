@@ -15,7 +15,11 @@
 import { isAbsent, osReason } from "../../_fs/errors.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { createFileExclusive } from "../../_fs/write.ts";
-import { ClaudeSettingsSchema } from "../schema.ts";
+import { existsNoFollow } from "../../_fs/inspect.ts";
+import { ClaudeSettingsSchema } from "../claude_schema.ts";
+import { type LoadingModel, memoryFolder } from "../claude_model.ts";
+import { placesOf } from "../model/places.ts";
+import { memorySlugs } from "../roots.ts";
 
 /** What of the global root is copied (relative paths; `projects/<slug>/memory` is added per slug). */
 export const COPIED_ENTRIES: readonly string[] = [
@@ -60,13 +64,52 @@ function inside(path: string, dir: string): boolean {
   return path === dir || path.startsWith(`${dir}/`);
 }
 
+/** What the private copy holds besides {@linkcode COPIED_ENTRIES}, and what it leaves out. */
+export interface CopyPlan {
+  /** The per-project memory folders to copy (`projects/<slug>/memory`). */
+  readonly memorySlugs: readonly string[];
+  /** More paths relative to the global root a plain run reads (a global file's imports). */
+  readonly extra?: readonly string[];
+  /** Entries of {@linkcode COPIED_ENTRIES} to leave out (read through the project instead). */
+  readonly omit?: readonly string[];
+}
+
+/**
+ * What to copy for a run in `root` with the global root `global`, so the observation sees what a
+ * plain run sees (`references/context-scan.md#what-an-observation-touches`): the memory folders of
+ * both of `root`'s slugs and of the slug Claude Code uses (its git root's or main checkout's, from
+ * the physical path); every file the loading model reads below the global root; and, when the global
+ * root is a `.claude` folder of `root` or a parent (HOME opened as the project), not its
+ * `CLAUDE.md` and `rules/`: a plain run reads those once, through the project.
+ */
+export function copyPlan(root: string, global: string, model: LoadingModel): CopyPlan {
+  const realGlobal = realOrUndefined(global) ?? global;
+  const places = placesOf(root);
+  const slug = memoryFolder(global, places).slice(`${global}/projects/`.length, -"/memory".length);
+  const extra: string[] = [];
+  for (const path of model.instructionFiles) {
+    const real = realOrUndefined(path) ?? path;
+    if (inside(real, realGlobal) && real !== realGlobal) {
+      extra.push(real.slice(realGlobal.length + 1));
+    }
+  }
+  const ownDotClaude = places.dirs.some((d) =>
+    realOrUndefined(`${d === "/" ? "" : d}/.claude`) === realGlobal
+  );
+  return {
+    memorySlugs: [...new Set([...memorySlugs(root), slug])],
+    extra,
+    omit: ownDotClaude ? ["CLAUDE.md", "rules"] : [],
+  };
+}
+
 /**
  * Copy what shapes loading from `global` (the real global root, which may be absent) into a fresh
- * temporary directory. `memorySlugs` name the per-project memory folders to copy. A link is
- * followed only when its target lies inside the real global root; anything else that is not a
- * regular file or a directory is skipped.
+ * temporary directory, as `plan` says. A link is followed only when its target lies inside the real
+ * global root; anything else that is not a regular file or a directory is skipped. Absolute
+ * `claudeMdExcludes` naming the global root are made to name the copy too.
  */
-export function makePrivateConfig(global: string, memorySlugs: readonly string[]): PrivateConfig {
+export function makePrivateConfig(global: string, plan: CopyPlan): PrivateConfig {
   const top = Deno.makeTempDirSync({ prefix: "ctxkit-observe-" });
   const dir = `${top}/config`;
   const tmp = `${top}/tmp`;
@@ -134,15 +177,20 @@ export function makePrivateConfig(global: string, memorySlugs: readonly string[]
           createFileExclusive(to, bytes, 0o600, true, false);
         }
       };
+      const omit = new Set(plan.omit ?? []);
       const entries = [
-        ...COPIED_ENTRIES,
-        ...memorySlugs.map((slug) => `projects/${slug}/memory`),
+        ...COPIED_ENTRIES.filter((e) => !omit.has(e)),
+        ...plan.memorySlugs.map((slug) => `projects/${slug}/memory`),
+        ...(plan.extra ?? []).filter((e) => !omit.has(e.split("/")[0])),
       ];
       for (const entry of entries) {
+        // Each path once (an import inside a copied folder is there already).
+        if (existsNoFollow(`${dir}/${entry}`)) continue;
         const slash = entry.lastIndexOf("/");
         if (slash !== -1) Deno.mkdirSync(`${dir}/${entry.slice(0, slash)}`, { recursive: true });
         copy(`${global}/${entry}`, `${dir}/${entry}`, new Set());
       }
+      excludesInCopy(`${dir}/settings.json`, [global, realGlobal], dir);
     }
   } catch (e) {
     remove();
@@ -162,6 +210,46 @@ export function makePrivateConfig(global: string, memorySlugs: readonly string[]
     },
     remove,
   };
+}
+
+/**
+ * The copied `settings.json` with every absolute `claudeMdExcludes` pattern below one of `roots`
+ * (the global root as given and its real path) also written for the copy `dir`: Claude Code reads
+ * the copy's files by the copy's paths. Nothing else of the file changes; a file that cannot be read
+ * as settings is left as it is.
+ */
+function excludesInCopy(path: string, roots: readonly string[], dir: string): void {
+  let text: string;
+  try {
+    text = new TextDecoder().decode(readRegular(path));
+  } catch {
+    return;
+  }
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return;
+  }
+  const parsed = ClaudeSettingsSchema.safeParse(value);
+  const patterns = parsed.success ? parsed.data.claudeMdExcludes : undefined;
+  if (patterns === undefined) return;
+  const added = patterns.flatMap((p) =>
+    roots.flatMap((r) => (p === r || p.startsWith(`${r}/`) ? [`${dir}${p.slice(r.length)}`] : []))
+  );
+  if (added.length === 0) return;
+  const rewritten = {
+    ...(value as Record<string, unknown>),
+    claudeMdExcludes: [...patterns, ...added],
+  };
+  Deno.removeSync(path);
+  createFileExclusive(
+    path,
+    new TextEncoder().encode(JSON.stringify(rewritten)),
+    0o600,
+    true,
+    false,
+  );
 }
 
 // Variables in a settings `env` that could send the request elsewhere or authenticate it.

@@ -26,7 +26,7 @@ Deno.test("makePrivateConfig: copies what shapes loading, follows links only ins
   Deno.symlinkSync(`${g}/shared/rule.md`, `${g}/rules/in.md`);
   Deno.symlinkSync(`${base}/outside/secret.md`, `${g}/rules/out.md`);
   Deno.symlinkSync(`${g}/rules`, `${g}/rules/loop`);
-  const c = makePrivateConfig(g, ["-r"]);
+  const c = makePrivateConfig(g, { memorySlugs: ["-r"] });
   try {
     assert.equal(Deno.readTextFileSync(`${c.dir}/CLAUDE.md`), "global\n");
     assert.equal(Deno.readTextFileSync(`${c.dir}/skills/a/SKILL.md`), "skill\n");
@@ -46,7 +46,7 @@ Deno.test("makePrivateConfig: copies what shapes loading, follows links only ins
   assert.throws(() => Deno.statSync(c.dir), Deno.errors.NotFound);
   assert.throws(() => Deno.statSync(c.tmp), Deno.errors.NotFound);
   // An absent global root gives an empty copy.
-  const empty = makePrivateConfig(`${base}/absent`, ["-r"]);
+  const empty = makePrivateConfig(`${base}/absent`, { memorySlugs: ["-r"] });
   try {
     assert.deepEqual([...Deno.readDirSync(empty.dir)], []);
   } finally {

@@ -9,9 +9,9 @@
  */
 
 import { text } from "../../text.ts";
-import { memorySlugs } from "../roots.ts";
+import { loadingModel } from "../claude_model.ts";
 import type { ScanObserved } from "../schema.ts";
-import { makePrivateConfig, redirectReasons, settingsFiles } from "./config.ts";
+import { copyPlan, makePrivateConfig, redirectReasons, settingsFiles } from "./config.ts";
 import { buildObserved } from "./observed.ts";
 import { parseObservedRequest } from "./request.ts";
 import {
@@ -115,7 +115,14 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
   requireObservePermissions(options.env);
   const claude = resolveClaude(options.claude, options.env, options.cwd);
   const pluginDirs = options.pluginDirs.map((d) => absolute(d, options.cwd));
-  const config = makePrivateConfig(options.global, memorySlugs(options.root));
+  const model = loadingModel({
+    project: options.root,
+    global: options.global,
+    includeGlobal: true,
+    home: options.env.HOME,
+    pluginDirs,
+  });
+  const config = makePrivateConfig(options.global, copyPlan(options.root, options.global, model));
   const stop = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGINT", "SIGTERM"];
   const onSignal = () => stop.abort();

@@ -12,7 +12,8 @@ import { readHead } from "../../_fs/read.ts";
 import { basename } from "../../paths.ts";
 import { CONTEXT_CATEGORIES, type ContextCategory } from "../categories.ts";
 import { tokensOf } from "../measure.ts";
-import { type LoadedSource, loadingModel } from "../claude_model.ts";
+import { type LoadedSource, type LoadingModel, loadingModel } from "../claude_model.ts";
+import { BUILT_IN_ENTRIES } from "../loading_rules.ts";
 import type { ScanObserved, ScanObservedSource } from "../schema.ts";
 import { LAYOUT_CHECKED_ON, type ObservedRequest } from "./request.ts";
 
@@ -41,14 +42,10 @@ interface ListedFile {
  * naming rules `--loaded` follows (`dir (name)`, `a:b` commands, `plugin:` prefixes). Global
  * entries count whether or not `--global` was given: Claude Code lists them.
  */
-export function listedFiles(places: ObservedPlaces): Map<string, ListedFile> {
-  const model = loadingModel({
-    project: places.root,
-    global: places.global,
-    includeGlobal: true,
-    home: undefined,
-    pluginDirs: places.pluginDirs,
-  });
+export function listedFiles(
+  places: ObservedPlaces,
+  model: LoadingModel = modelOf(places),
+): Map<string, ListedFile> {
   const index = new Map<string, ListedFile>();
   for (const source of model.sources) {
     if (source.name === undefined || index.has(source.name)) continue;
@@ -57,6 +54,49 @@ export function listedFiles(places: ObservedPlaces): Map<string, ListedFile> {
   }
   return index;
 }
+
+/** The loading model of the observed run (`references/context-scan.md#loaded-figures`). */
+function modelOf(places: ObservedPlaces): LoadingModel {
+  return loadingModel({
+    project: places.root,
+    global: places.global,
+    includeGlobal: true,
+    home: undefined,
+    pluginDirs: places.pluginDirs,
+  });
+}
+
+/**
+ * What each instruction file of the model is, by its path: an import (it has an importer), the
+ * memory index, a rule (below any `.claude/rules/` or the global `rules/`), else an instruction.
+ */
+function modelKinds(
+  model: LoadingModel,
+  places: Pick<ObservedPlaces, "root" | "global">,
+): Map<string, InstructionKind> {
+  const kinds = new Map<string, InstructionKind>();
+  for (const s of model.sources) {
+    if (s.category !== "memory-files") continue;
+    kinds.set(
+      s.path,
+      s.importedBy !== undefined
+        ? "import"
+        : s.loading === "memory-index-limited"
+        ? "memory-index"
+        : s.rule || isRulePath(s.path, places)
+        ? "rule"
+        : "instruction",
+    );
+  }
+  return kinds;
+}
+
+function isRulePath(path: string, places: Pick<ObservedPlaces, "global">): boolean {
+  return path.includes("/.claude/rules/") || path.startsWith(`${places.global}/rules/`);
+}
+
+/** What an observed instruction file is. */
+type InstructionKind = "instruction" | "rule" | "import" | "memory-index";
 
 const LISTING_KINDS: Partial<Record<LoadedSource["loading"], ListedFile["kind"]>> = {
   "skill-listing": "skill",
@@ -80,11 +120,17 @@ function fileText(path: string): string | undefined {
   }
 }
 
-/** What kind of instruction file `path` (a real path) is. */
+/**
+ * What kind of instruction file `path` (a real path) is: as the loading model loaded it when it
+ * did (`kinds`), else by its place.
+ */
 export function instructionKind(
   path: string,
   places: Pick<ObservedPlaces, "root" | "global">,
-): "instruction" | "rule" | "import" | "memory-index" {
+  kinds: ReadonlyMap<string, InstructionKind> = new Map(),
+): InstructionKind {
+  const known = kinds.get(path);
+  if (known !== undefined) return known;
   const name = basename(path);
   if (name === "MEMORY.md" && path.startsWith(`${places.global}/projects/`)) return "memory-index";
   if (name === "CLAUDE.md" || name === "CLAUDE.local.md") return "instruction";
@@ -108,12 +154,25 @@ export function buildObserved(
   ) as ScanObserved["categories"];
   const total = size(request.parts.reduce((n, p) => n + p.bytes, 0));
 
-  const listed = listedFiles(places);
+  const model = modelOf(places);
+  const listed = listedFiles(places, model);
+  const kinds = modelKinds(model, places);
+  const style = model.sources.find((s) => s.loading === "output-style");
+  const warnings: string[] = [];
   const sources: ScanObservedSource[] = [];
   for (const p of request.parts) {
-    if (p.category === "memory-files" && p.path !== undefined) {
+    if (p.label === "output style") {
+      sources.push({
+        category: p.category,
+        kind: "output-style",
+        name: p.label,
+        path: style?.path ?? null,
+        built_in: style === undefined,
+        ...size(p.bytes),
+      });
+    } else if (p.category === "memory-files" && p.path !== undefined) {
       const path = places.realPath(p.path);
-      const kind = instructionKind(path, places);
+      const kind = instructionKind(path, places, kinds);
       const row: ScanObservedSource = {
         category: p.category,
         kind,
@@ -132,13 +191,19 @@ export function buildObserved(
     } else if ((p.category === "skills" || p.category === "agents") && p.label !== "heading") {
       const file = listed.get(p.label);
       const matches = file !== undefined && (p.category === "agents") === (file.kind === "agent");
+      // Claude Code's own entries are the ones it lists in an empty project (loading_rules.ts).
+      const builtIn = !matches && BUILT_IN_ENTRIES[p.category].includes(p.label);
+      if (!matches && !builtIn) {
+        warnings.push(
+          `not attributed: ${p.category} entry ${p.label} (${p.bytes} bytes): no file of this run lists it`,
+        );
+      }
       sources.push({
         category: p.category,
         kind: matches ? file.kind : p.category === "agents" ? "agent" : "skill",
         name: p.label,
         path: matches ? file.path : null,
-        // A plugin's entry (`plugin:name`) whose file is not found is not Claude Code's own.
-        built_in: !matches && !p.label.includes(":"),
+        built_in: builtIn,
         ...size(p.bytes),
       });
     } else if (p.category === "hooks") {
@@ -159,6 +224,6 @@ export function buildObserved(
     categories,
     total,
     sources,
-    warnings: [...seen.warnings, ...request.warnings],
+    warnings: [...seen.warnings, ...request.warnings, ...warnings],
   };
 }

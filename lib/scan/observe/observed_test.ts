@@ -61,6 +61,8 @@ Deno.test("buildObserved: groups add up; listing entries matched to files, plugi
   assert.deepEqual(o.warnings, [
     "w",
     `not understood: message 1 (user) block 2 (${o.categories.unattributed.bytes} bytes counted as unattributed)`,
+    // An entry no file of the run lists and Claude Code does not list by itself: said so.
+    "not attributed: skills entry other:x (13 bytes): no file of this run lists it",
   ]);
   assert.deepEqual(o.sources.map((s) => [s.kind, s.name, s.path, s.built_in]), [
     ["instruction", `${g}/CLAUDE.md`, `${g}/CLAUDE.md`, false],
@@ -68,7 +70,7 @@ Deno.test("buildObserved: groups add up; listing entries matched to files, plugi
     ["agent", "Plan", null, true],
     ["skill", "a (alpha)", `${root}/.claude/skills/a/SKILL.md`, false],
     ["skill", "plug:p (plug:ps)", `${base}/plug/skills/p/SKILL.md`, false],
-    ["skill", "other:x", null, false], // a plugin's entry whose file is not found: not built-in
+    ["skill", "other:x", null, false], // no file lists it, and not Claude Code's own: a warning
     ["skill", "init", null, true],
   ]);
   assert.equal(o.sources[0].file_bytes, 7);
@@ -93,5 +95,87 @@ Deno.test("resolveClaude: --claude against the cwd, a bare name on PATH, else cl
     () => resolveClaude(undefined, { PATH: "/nonexistent" }, "/cwd"),
     /claude not found on PATH/,
   );
+  Deno.removeSync(base, { recursive: true });
+});
+
+Deno.test("parseObservedRequest: an agent description with blank lines stays its entry; output style and UserPromptSubmit context are attributed", () => {
+  const system = "# Environment\nenv\n\n# Output Style: Terse\nBe terse.\n\nVery.\n\n" +
+    "Available agent types for the Agent tool:\n- keep: kept\n\nmore (Tools: All tools)\n- b: x (Tools: Read)\n" +
+    "\nWhen you launch multiple agents, be quick.\n\n" +
+    "The following skills are available for use with the Skill tool:\n\n- s: d\n\n" +
+    "UserPromptSubmit hook success: every prompt\n\n" +
+    "Terse output style is active. Remember to follow the specific guidelines for this style.\n\n" +
+    "Today's date is 2026-01-01.";
+  const request = parseObservedRequest({
+    messages: [{ role: "system", content: [{ type: "text", text: system }] }],
+  });
+  const parts = request.parts.map((p) => [p.category, p.label, p.text]);
+  assert.deepEqual(parts, [
+    ["environment", "environment", "# Environment\nenv\n\n"],
+    ["system-prompt", "output style", "# Output Style: Terse\nBe terse.\n\nVery.\n\n"],
+    ["agents", "heading", "Available agent types for the Agent tool:\n"],
+    ["agents", "keep", "- keep: kept\n\nmore (Tools: All tools)\n"],
+    ["agents", "b", "- b: x (Tools: Read)\n"],
+    ["environment", "environment", "\nWhen you launch multiple agents, be quick.\n\n"],
+    ["skills", "heading", "The following skills are available for use with the Skill tool:\n\n"],
+    ["skills", "s", "- s: d\n"],
+    ["environment", "environment", "\n"],
+    ["hooks", "UserPromptSubmit hook", "UserPromptSubmit hook success: every prompt\n\n"],
+    [
+      "system-prompt",
+      "output style",
+      "Terse output style is active. Remember to follow the specific guidelines for this style.\n\n",
+    ],
+    ["environment", "environment", "Today's date is 2026-01-01."],
+  ]);
+  assert.deepEqual(request.warnings, []);
+  assert.equal(request.parts.map((p) => p.text).join(""), system);
+});
+
+Deno.test("buildObserved: a parent's and a link-reached rule are rules (as the model loaded them), not imports; the output style's parts are its file's", () => {
+  const base = Deno.makeTempDirSync({ prefix: "ctxkit-observed-kinds-" });
+  const root = `${base}/p/r`;
+  const g = `${base}/g`;
+  write(`${base}/p/.claude/rules/parent.md`, "a parent's rule\n");
+  write(`${root}/docs/linked.md`, "a rule reached through a link\n");
+  Deno.mkdirSync(`${root}/.claude/rules`, { recursive: true });
+  Deno.symlinkSync(`${root}/docs/linked.md`, `${root}/.claude/rules/linked.md`);
+  write(`${root}/CLAUDE.md`, "@notes.md\n");
+  write(`${root}/notes.md`, "an import\n");
+  write(`${root}/.claude/output-styles/t.md`, "---\nname: Terse\n---\nBe terse.\n");
+  write(`${root}/.claude/settings.json`, '{"outputStyle": "Terse"}');
+  const section = (path: string, text: string) => `Contents of ${path} (x):\n\n${text}`;
+  const reminder =
+    "<system-reminder>\nCodebase and user instructions are shown below. Be sure to adhere to these instructions. IMPORTANT: These instructions OVERRIDE any default behavior and you MUST follow them exactly as written.\n\n" +
+    [
+      section(`${base}/p/.claude/rules/parent.md`, "a parent's rule"),
+      section(`${root}/CLAUDE.md`, "@notes.md"),
+      section(`${root}/notes.md`, "an import"),
+      section(`${root}/docs/linked.md`, "a rule reached through a link"),
+    ].join("\n\n") + "\n</system-reminder>";
+  const system = "# Environment\nenv\n\n# Output Style: Terse\nBe terse.\n\n" +
+    "Terse output style is active. Remember to follow the specific guidelines for this style.\n\n" +
+    "Today's date is 2026-01-01.";
+  const request = parseObservedRequest({
+    messages: [
+      { role: "user", content: [{ type: "text", text: reminder }, { type: "text", text: "hi" }] },
+      { role: "system", content: [{ type: "text", text: system }] },
+    ],
+  });
+  const o = buildObserved(request, { version: "2.1.332", sandboxed: true, warnings: [] }, {
+    root,
+    global: g,
+    pluginDirs: [],
+    realPath: (p) => p,
+  });
+  assert.deepEqual(o.sources.map((s) => [s.kind, s.path]), [
+    ["rule", `${base}/p/.claude/rules/parent.md`],
+    ["instruction", `${root}/CLAUDE.md`],
+    ["import", `${root}/notes.md`],
+    ["rule", `${root}/docs/linked.md`],
+    ["output-style", `${root}/.claude/output-styles/t.md`],
+    ["output-style", `${root}/.claude/output-styles/t.md`],
+  ]);
+  assert.deepEqual(o.warnings, []);
   Deno.removeSync(base, { recursive: true });
 });

@@ -16,7 +16,7 @@ import * as z from "../../_zod.ts";
 import type { ContextCategory } from "../categories.ts";
 
 /** The Claude Code versions whose request layout this parser was checked against. */
-export const LAYOUT_CHECKED_ON: readonly string[] = ["2.1.328"];
+export const LAYOUT_CHECKED_ON: readonly string[] = ["2.1.328", "2.1.332"];
 
 /** What a part of the request is, grouped as Claude Code's own `/context` groups its figures. */
 export type ObservedCategory = ContextCategory;
@@ -149,10 +149,23 @@ export function entryName(line: string): string | undefined {
   return name.length > 0 && (!name.includes(" ") || /^\S+ \(\S+\)$/.test(name)) ? name : undefined;
 }
 
+/** Lines that open what follows a listing in the system-role message. */
+const LISTING_HEADS = [
+  "The following skills are available",
+  "Available agent types",
+  "The following deferred tools",
+  "When you launch multiple agents",
+];
+
+/** An agent entry's last line: it ends with the agent's tools. */
+const AGENT_ENTRY_END = /\(Tools: [^\n]*\)$/;
+
 /**
- * Split a listing (the lines after its heading) into one part per entry; an entry runs from its
- * `- name` line to the next one, and the listing ends at a blank line not followed by an entry.
- * Returns the entries and the offset where the listing ended.
+ * Split a listing (the lines after its heading) into one part per entry. A skill entry runs from
+ * its `- name` line to the next entry or a blank line (a built-in's description may hold
+ * newlines); an agent entry through the line ending in `(Tools: …)` — its description may hold
+ * blank lines. The listing ends at the first line that starts no entry. Returns the entries and
+ * the offset where it ended.
  */
 function splitListing(
   text: string,
@@ -161,29 +174,113 @@ function splitListing(
 ): { parts: ObservedPart[]; end: number } {
   const parts: ObservedPart[] = [];
   let at = start;
-  let current: { name: string; from: number } | undefined;
   while (at < text.length) {
     const nl = text.indexOf("\n", at);
     const lineEnd = nl === -1 ? text.length : nl;
     const name = entryName(text.slice(at, lineEnd));
-    if (name !== undefined) {
-      if (current !== undefined) {
-        parts.push(part(category, current.name, text.slice(current.from, at)));
+    if (name === undefined) break;
+    let end = nl === -1 ? text.length : nl + 1;
+    if (category === "skills") {
+      // A built-in's description may run over several lines: up to the next entry, or to a
+      // blank line that no entry follows.
+      while (end < text.length) {
+        const next = text.indexOf("\n", end);
+        const stop = next === -1 ? text.length : next;
+        if (entryName(text.slice(end, stop)) !== undefined || end === stop) break;
+        end = next === -1 ? text.length : next + 1;
       }
-      current = { name, from: at };
-    } else if (at === lineEnd && entryName(text.slice(lineEnd + 1, lineEnd + 200)) === undefined) {
-      break; // a blank line that no entry follows ends the listing
-    } else if (current === undefined) {
-      break;
+    } else if (!AGENT_ENTRY_END.test(text.slice(at, lineEnd))) {
+      // Through the line that ends with the tools (a description may hold blank lines); an entry
+      // or a heading met first ends it at its first blank line, or right there. One pass.
+      let line = end;
+      let firstBlank = -1;
+      for (;;) {
+        if (line >= text.length) {
+          end = firstBlank === -1 ? text.length : firstBlank;
+          break;
+        }
+        const next = text.indexOf("\n", line);
+        const stop = next === -1 ? text.length : next;
+        const content = text.slice(line, stop);
+        if (entryName(content) !== undefined || LISTING_HEADS.some((h) => content.startsWith(h))) {
+          end = firstBlank === -1 ? line : firstBlank;
+          break;
+        }
+        if (content === "" && firstBlank === -1) firstBlank = line;
+        if (AGENT_ENTRY_END.test(content)) {
+          end = next === -1 ? text.length : next + 1;
+          break;
+        }
+        line = next === -1 ? text.length : next + 1;
+      }
     }
-    if (nl === -1) {
-      at = text.length;
-      break;
+    parts.push(part(category, name, text.slice(at, end)));
+    at = end;
+  }
+  return { parts, end: at };
+}
+
+const OUTPUT_STYLE_HEADING = "# Output Style: ";
+const OUTPUT_STYLE_REMINDER =
+  / output style is active\. Remember to follow the specific guidelines for this style\.\n\n/;
+/** The reminder line's start: the line that holds ` output style is active. …`. */
+const OUTPUT_STYLE_LINE =
+  /\n[^\n]* output style is active\. Remember to follow the specific guidelines for this style\.\n/;
+const PROMPT_HOOK = /^UserPromptSubmit hook (?:success|additional context): /;
+
+/**
+ * An environment stretch of the system-role message split further: the output style's section
+ * (`# Output Style: <name>` to the end of the stretch) and its reminder line are `system-prompt`
+ * (`output style`), a `UserPromptSubmit hook …` paragraph is `hooks`; the rest `environment`.
+ */
+function splitEnvironmentText(text: string, label: string): ObservedPart[] {
+  const category: ObservedCategory = label === "deferred tools" ? "tools" : "environment";
+  if (category === "tools") return [part(category, label, text)];
+  const parts: ObservedPart[] = [];
+  let at = 0;
+  let plain = 0;
+  const flush = (to: number) => {
+    if (to > plain) parts.push(part(category, label, text.slice(plain, to)));
+  };
+  while (at < text.length) {
+    const nl = text.indexOf("\n", at);
+    const lineEnd = nl === -1 ? text.length : nl;
+    const line = text.slice(at, lineEnd);
+    const paragraphEnd = () => {
+      const blank = text.indexOf("\n\n", at);
+      return blank === -1 ? text.length : blank + 2;
+    };
+    if (line.startsWith(OUTPUT_STYLE_HEADING) && (at === 0 || text[at - 1] === "\n")) {
+      flush(at);
+      // To the end of the stretch (a listing or the tools follow it), or to the date line or the
+      // style's own reminder when they come first.
+      const ends = [text.indexOf("\n\nToday's date is ", at), text.search(OUTPUT_STYLE_LINE)]
+        .filter((i) => i > at)
+        .map((i) => text.indexOf("\n\n", i) === i ? i + 2 : i);
+      const end = ends.length === 0 ? text.length : Math.min(...ends);
+      parts.push(part("system-prompt", "output style", text.slice(at, end)));
+      at = plain = end;
+      continue;
     }
+    if (PROMPT_HOOK.test(line)) {
+      flush(at);
+      const end = paragraphEnd();
+      parts.push(part("hooks", "UserPromptSubmit hook", text.slice(at, end)));
+      at = plain = end;
+      continue;
+    }
+    const reminder = OUTPUT_STYLE_REMINDER.exec(text.slice(at, lineEnd + 2));
+    if (reminder !== null && reminder.index + reminder[0].length === lineEnd + 2 - at) {
+      flush(at);
+      parts.push(part("system-prompt", "output style", text.slice(at, lineEnd + 2)));
+      at = plain = lineEnd + 2;
+      continue;
+    }
+    if (nl === -1) break;
     at = nl + 1;
   }
-  if (current !== undefined) parts.push(part(category, current.name, text.slice(current.from, at)));
-  return { parts, end: at };
+  flush(text.length);
+  return parts;
 }
 
 const HOOK_OUTPUT = "SessionStart";
@@ -225,11 +322,7 @@ export function splitEnvironment(text: string): ObservedPart[] {
   const parts: ObservedPart[] = splitHookContext(text);
   let at = parts.reduce((n, p) => n + p.text.length, 0);
   const pushEnv = (to: number, label = "environment") => {
-    if (to > at) {
-      parts.push(
-        part(label === "deferred tools" ? "tools" : "environment", label, text.slice(at, to)),
-      );
-    }
+    if (to > at) parts.push(...splitEnvironmentText(text.slice(at, to), label));
     at = to;
   };
   while (at < text.length) {
