@@ -31,6 +31,7 @@ import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { binaryFileName, standInBundle } from "../scripts/compile.ts";
 import { type Tool, TOOLS } from "../scripts/tools.ts";
+import { z } from "zod";
 
 /** Repository root (the directory holding deno.json). */
 export const REPO = realpathSync(new URL("..", import.meta.url).pathname);
@@ -217,6 +218,23 @@ export interface RunOptions {
    * {@linkcode skipWithoutDenoFlags}.
    */
   permissions?: string[];
+}
+
+let denoDir: string | undefined;
+
+/**
+ * The Deno cache of whoever runs the tests (`DENO_DIR`, else `deno info --json`): a command run
+ * under a test's fresh HOME keeps it, so `deno bundle` does not fetch its esbuild again.
+ */
+export function runnersDenoDir(): string {
+  const set = Deno.env.get("DENO_DIR");
+  if (set !== undefined && set !== "") return set;
+  if (denoDir !== undefined) return denoDir;
+  const r = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .outputSync();
+  denoDir = z.object({ denoDir: z.string() }).parse(JSON.parse(new TextDecoder().decode(r.stdout)))
+    .denoDir;
+  return denoDir;
 }
 
 let scratchHome: string | undefined;

@@ -18,10 +18,13 @@
 import { cpSync, mkdirSync, readFileSync, realpathSync, symlinkSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { type DocBlock, docBlocks, docFiles } from "./_docs.ts";
-import { git, lines, makeTempDir, REPO } from "./_helpers.ts";
+import { git, lines, makeTempDir, REPO, runnersDenoDir } from "./_helpers.ts";
 
 /** How the docs spell the reader's home directory. */
 export const DOC_HOME = "/home/you";
+
+/** The real folder the clones' `node_modules` links to (a program there prints its real path). */
+const NODE_MODULES = realpathSync(join(REPO, "node_modules"));
 
 /** One command of a transcript and what the docs say it prints. */
 export interface TranscriptStep {
@@ -104,7 +107,7 @@ export function transcriptPlace(): TranscriptPlace {
       if (!(e instanceof Error && "code" in e && e.code === "ENOENT")) throw e;
     }
   }
-  symlinkSync(realpathSync(join(REPO, "node_modules")), join(clone, "node_modules"));
+  symlinkSync(NODE_MODULES, join(clone, "node_modules"));
   git(clone, "init", "-q", "-b", "main");
   git(clone, "add", "-A");
   git(clone, "commit", "-q", "-m", "the working tree, for the transcripts");
@@ -121,9 +124,13 @@ export function normalise(text: string, place: TranscriptPlace): string {
   return stamps(spellHome(text, place));
 }
 
-/** `text` with the place's HOME (and the clone's memory-folder name) spelled as the docs do. */
+/**
+ * `text` with the place's HOME (and the clone's memory-folder name) spelled as the docs do, and
+ * the linked `node_modules` as the clone's own (`deno` on `PATH` prints its real path).
+ */
 function spellHome(text: string, place: TranscriptPlace): string {
   return text
+    .replaceAll(NODE_MODULES, join(place.clone, "node_modules"))
     .replaceAll(slug(place.clone), slug(`${DOC_HOME}/ctxkit`))
     .replaceAll(place.home, DOC_HOME);
 }
@@ -147,7 +154,7 @@ const MARK = "\x1eCTXKIT-TRANSCRIPT-STEP\x1e\n";
 
 /**
  * Run `t`'s commands in one `bash` in the clone, stdout and stderr together, with exactly `env`
- * added to a plain environment (PATH, HOME, the Deno cache of this process).
+ * added to a plain environment (PATH, HOME, NO_COLOR, the Deno cache of whoever runs the tests).
  */
 export function runTranscript(
   t: Transcript,
@@ -166,8 +173,9 @@ export function runTranscript(
       PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
       HOME: place.home,
       LANG: "C.UTF-8",
+      NO_COLOR: "1",
       npm_config_update_notifier: "false",
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      DENO_DIR: runnersDenoDir(),
       ...env,
     },
     stdin: "null",
