@@ -23,6 +23,7 @@ import {
  * (`references/context-guard.md#may-restore`): where the current bytes (`file`, absolute) and the
  * original are, and the forced restore of the tool under test — context-guard's names `file`
  * (logical); text-guard's (`root` given, its physical root) sets `CLAUDE_PROJECT_DIR` first.
+ * `self` is how the tool names itself (`selfCommandWordsAsUser` for a run by `runToolAsUser`).
  */
 export function refusedLines(
   tool: "context-guard" | "text-guard",
@@ -30,9 +31,10 @@ export function refusedLines(
   rel: string,
   file: string,
   root?: string,
+  self: string[] = selfCommandWords(tool, ["--allow-all"]),
 ): string[] {
   const words = [
-    ...selfCommandWords(tool, ["--allow-all"]),
+    ...self,
     "restore",
     "--run-dir",
     runDir,

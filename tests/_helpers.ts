@@ -109,16 +109,42 @@ export function binaryPath(tool: Tool): string {
  * for the running source, bundle or binary with `permissions`.
  */
 export function selfCommandWords(tool: Tool, permissions: readonly string[]): string[] {
-  const deno = Deno.execPath();
+  return selfCommandWordsIn({ runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR }, tool, [
+    ...permissions,
+  ]);
+}
+
+/**
+ * {@linkcode selfCommandWords} of a tool run by {@linkcode runToolAsUser}: as root, that user runs
+ * copies of the runtime and the program when it cannot reach the checkout (a clone in a 0700
+ * folder), and a tool names the copy it runs.
+ */
+export function selfCommandWordsAsUser(tool: Tool, permissions: readonly string[]): string[] {
+  if (!IS_ROOT) return selfCommandWords(tool, permissions);
+  userSetup ??= setUpUser();
+  if (!userSetup.ok) throw new Error(`selfCommandWordsAsUser: ${userSetup.reason}`);
+  return selfCommandWordsIn(userSetup.place, tool, permissions);
+}
+
+/** {@linkcode selfCommandWords} for a program at `place` (the checkout, or a copy of it). */
+function selfCommandWordsIn(
+  place: ProgramPlace,
+  tool: Tool,
+  permissions: readonly string[],
+): string[] {
+  const { runtime, root } = place;
   if (TARGET === "source") {
-    return [deno, "run", ...permissions, "--no-config", join(REPO, "bin", `${tool}.ts`)];
+    return [runtime, "run", ...permissions, "--no-config", join(root, "bin", `${tool}.ts`)];
   }
-  const bundle = TARGET === "bundle"
-    ? join(REPO, "dist", `${tool}.js`)
-    : standInBundle(binaryPath(tool));
+  if (TARGET === "bundle") {
+    return [runtime, "run", ...permissions, "--no-config", join(root, "dist", `${tool}.js`)];
+  }
+  // A binary names itself; a stand-in runs its bundle with the deno it was made with.
+  const binary = toolArgvIn(place, tool)[0];
+  const bundle = standInBundle(binary);
   return bundle === undefined
-    ? [binaryPath(tool)]
-    : [deno, "run", ...permissions, "--no-config", bundle];
+    ? [binary]
+    : [Deno.execPath(), "run", ...permissions, "--no-config", bundle];
 }
 
 /**

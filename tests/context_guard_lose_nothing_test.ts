@@ -10,6 +10,7 @@ import {
   makeSharedTempDir,
   runTool,
   runToolAsUser,
+  selfCommandWordsAsUser,
   skipWithoutUnprivilegedUser,
 } from "./_helpers.ts";
 import {
@@ -65,7 +66,14 @@ Deno.test("item 1: a file that exists but cannot be read is never 'still missing
   });
   assert.equal(r.code, 1, r.stdout + r.stderr);
   assert.deepEqual(errLines(r), [
-    ...refusedLines("context-guard", p.runDir, "CLAUDE.md", `${p.proj}/CLAUDE.md`),
+    ...refusedLines(
+      "context-guard",
+      p.runDir,
+      "CLAUDE.md",
+      `${p.proj}/CLAUDE.md`,
+      undefined,
+      selfCommandWordsAsUser("context-guard", ["--allow-all"]),
+    ),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${p.runDir})`,
   ]);
   assert.deepEqual(outLines(r), [`ROLLBACK: ${p.runDir}`, "ROLLBACK_RESULT: 1 layer(s), FAILED"]);
