@@ -20,6 +20,7 @@ import "../lib/_fs/errors.ts";
 import "../lib/_fs/inspect.ts";
 import "../lib/_fs/read.ts";
 import "../lib/_fs/sha256.ts";
+import "../lib/_fs/sweep.ts";
 import "../lib/_fs/write.ts";
 import "../lib/_zod.ts";
 import "../lib/errors.ts";

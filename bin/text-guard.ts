@@ -17,6 +17,8 @@ import "../lib/_cli/args.ts";
 import "../lib/_cli/output.ts";
 import "../lib/_cli/suggest.ts";
 import "../lib/_fs/errors.ts";
+import "../lib/_fs/read.ts";
+import "../lib/_fs/sha256.ts";
 import "../lib/errors.ts";
 import "../lib/git.ts";
 import "../lib/guard/errors.ts";

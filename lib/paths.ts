@@ -13,10 +13,38 @@ import { EnvironmentError } from "./errors.ts";
 import { gitToplevel } from "./git.ts";
 import { text } from "./text.ts";
 
-/** Read an environment variable; `undefined` when unset or empty. */
+/**
+ * Read an environment variable; `undefined` when unset or empty. A value that is not valid UTF-8
+ * (Deno cannot hold it in a string) is an {@linkcode EnvironmentError} `<name> is not valid UTF-8`
+ * (exit 2), never an internal error; a missing grant is rethrown.
+ */
 export function envValue(name: string): string | undefined {
-  const value = Deno.env.get(name);
+  let value: string | undefined;
+  try {
+    value = Deno.env.get(name);
+  } catch (e) {
+    if (!/not valid unicode/i.test(e instanceof Error ? e.message : "")) throw e;
+    throw new EnvironmentError(name, text`${name} is not valid UTF-8`);
+  }
   return value === undefined || value === "" ? undefined : value;
+}
+
+/**
+ * The process's working directory (`Deno.cwd()`), or an {@linkcode EnvironmentError} when Deno
+ * cannot give it: a path that is not valid UTF-8 (`cannot use the working directory: its path is
+ * not valid UTF-8`), or one removed since (`cannot use the working directory: <reason>`), exit 2.
+ */
+export function processCwd(): string {
+  try {
+    return Deno.cwd();
+  } catch (e) {
+    const message = e instanceof Error ? e.message : String(e);
+    if (/Requires .* access|--allow-/.test(message)) throw e;
+    const reason = /not valid UTF-8/i.test(message)
+      ? "its path is not valid UTF-8"
+      : message.split("\n")[0].replace(/ \(os error \d+\).*$/, "");
+    throw new EnvironmentError("PWD", text`cannot use the working directory: ${reason}`);
+  }
 }
 
 /**
@@ -88,7 +116,7 @@ function sameDirectory(a: string, b: string): boolean {
  * same directory (device + inode) as the process cwd; otherwise the physical cwd.
  */
 export function logicalCwd(): string {
-  const physical = Deno.cwd();
+  const physical = processCwd();
   const pwd = envValue("PWD");
   if (pwd === undefined || !pwd.startsWith("/")) return physical;
   if (pwd.split("/").some((part) => part === "." || part === "..")) return physical;
@@ -102,7 +130,7 @@ export function logicalCwd(): string {
  * without git).
  */
 export function logicalGitToplevel(): string | undefined {
-  const physicalCwd = Deno.cwd();
+  const physicalCwd = processCwd();
   const top = gitToplevel(physicalCwd);
   if (top === undefined) return undefined;
   const cwd = logicalCwd();

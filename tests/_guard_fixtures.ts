@@ -5,16 +5,32 @@
  * @module
  */
 
-import { strictEqual } from "node:assert/strict";
+import { deepStrictEqual as assertDeepEqual, strictEqual } from "node:assert/strict";
 import { createHash } from "node:crypto";
-import { lstatSync, readdirSync, readFileSync, realpathSync, statSync, symlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import {
+  lstatSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { shellCommand, shellQuote } from "../lib/shell.ts";
 import {
+  baseEnv,
   git,
+  isolatedCommand,
   lines,
   makeTempDir,
+  type RunOptions,
   type RunResult,
+  runTool,
   selfCommandWords,
+  selfCommandWordsAsUser,
+  type Tool,
+  toolArgv,
   writeTree,
 } from "./_helpers.ts";
 
@@ -23,7 +39,7 @@ import {
  * (`references/context-guard.md#may-restore`): where the current bytes (`file`, absolute) and the
  * original are, and the forced restore of the tool under test — context-guard's names `file`
  * (logical); text-guard's (`root` given, its physical root) sets `CLAUDE_PROJECT_DIR` first.
- * `self` is how the tool names itself (`selfCommandWordsAsUser` for a run by `runToolAsUser`).
+ * `asUser`: the run was {@linkcode runToolAsUser}'s, whose program may be a copy that user reaches.
  */
 export function refusedLines(
   tool: "context-guard" | "text-guard",
@@ -31,10 +47,10 @@ export function refusedLines(
   rel: string,
   file: string,
   root?: string,
-  self: string[] = selfCommandWords(tool, ["--allow-all"]),
+  asUser = false,
 ): string[] {
   const words = [
-    ...self,
+    ...(asUser ? selfCommandWordsAsUser : selfCommandWords)(tool, ["--allow-all"]),
     "restore",
     "--run-dir",
     runDir,
@@ -168,3 +184,166 @@ export function pathWithoutGit(): string {
 
 /** Write files relative to a root (re-export for brevity). */
 export { writeTree };
+
+/**
+ * Hand the runs under `home/.claude` to the unprivileged test user (uid 65534): a run is trusted
+ * only by its owner (`references/context-guard.md#whose-runs-are-trusted`), so a test that lets
+ * that user act on a run made as root gives the run to it first.
+ */
+export function giveRunsTo(uid: number, home: string): void {
+  const r = spawnSync("chown", ["-R", `${uid}:${uid}`, `${home}/.claude`], { encoding: "utf8" });
+  if (r.status !== 0) throw new Error(`chown failed: ${r.stderr}`);
+}
+
+/** A fresh home and project, snapshotted by {@linkcode snapshottedProject}. */
+export interface SnapshottedProject {
+  /** Temp base dir. */
+  base: string;
+  /** `$HOME`. */
+  home: string;
+  /** The project root (cwd and `CLAUDE_PROJECT_DIR`). */
+  proj: string;
+  /** Environment for runTool. */
+  env: Record<string, string>;
+  /** The run dir the snapshot printed. */
+  runDir: string;
+}
+
+/**
+ * A fresh home and project holding `files` (rel → content), all of them snapshotted with
+ * `context-guard snapshot --allow-dirty` (no git).
+ */
+export function snapshottedProject(
+  files: Record<string, string | Uint8Array>,
+  prefix = "ctxkit-snap-",
+): SnapshottedProject {
+  const base = makeTempDir(prefix);
+  const home = `${base}/home`;
+  const proj = `${home}/proj`;
+  writeTree(proj, files);
+  const env = { HOME: home, CLAUDE_PROJECT_DIR: proj };
+  const snap = runTool("context-guard", ["snapshot", "--allow-dirty", ...Object.keys(files)], {
+    cwd: proj,
+    env,
+  });
+  strictEqual(snap.code, 0, snap.stderr);
+  return { base, home, proj, env, runDir: runDirOf(snap.stdout) };
+}
+
+/** The `RUN_DIR:` a snapshot printed. */
+export function runDirOf(stdout: string): string {
+  return lines(stdout).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
+}
+
+/** A Deno child running `source` (a helper process of a concurrency test) with `args`. */
+export function spawnScript(dir: string, source: string, args: string[]): Deno.ChildProcess {
+  const script = `${dir}/helper-${crypto.randomUUID()}.ts`;
+  writeFileSync(script, source);
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-config", script, ...args],
+    stdout: "null",
+    stderr: "inherit",
+  }).spawn();
+}
+
+/** Wait, without a clock, until `ready()` holds (polling the file system). */
+export async function until(
+  ready: () => boolean,
+  what: string,
+  child?: Deno.ChildProcess,
+): Promise<void> {
+  let exited = false;
+  child?.status.then(() => (exited = true));
+  while (!ready()) {
+    if (exited) throw new Error(`helper exited before ${what}`);
+    await new Promise((r) => setTimeout(r, 1));
+  }
+}
+
+/** What {@linkcode runToolWithin} saw: the run, or that it was still running at the deadline. */
+export type BoundedRun = RunResult & { timedOut: boolean };
+
+/**
+ * Run `tool` like `runToolAsync` (source target, `-A`), but kill it if it has not ended within
+ * `deadlineMs`: a bound a working command never comes near (a hang or a quadratic step), not a wait.
+ */
+export async function runToolWithin(
+  tool: Tool,
+  args: string[],
+  options: RunOptions & { cwd: string },
+  deadlineMs: number,
+): Promise<BoundedRun> {
+  const env: Record<string, string> = { ...baseEnv(), PWD: options.cwd };
+  for (const [k, v] of Object.entries(options.env ?? {})) {
+    if (v === undefined) delete env[k];
+    else env[k] = v;
+  }
+  const [program, programArgs] = isolatedCommand(env, [...toolArgv(tool), ...args]);
+  const child = new Deno.Command(program, {
+    args: programArgs,
+    cwd: options.cwd,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  return await outputWithin(child, deadlineMs);
+}
+
+/**
+ * The output of `child` (stdout and stderr piped), or, if it has not ended within `deadlineMs`, of
+ * `child` killed then (with every process in `alsoKill`, a tracee `child` leaves behind): a
+ * failure bound, never a wait.
+ */
+export async function outputWithin(
+  child: Deno.ChildProcess,
+  deadlineMs: number,
+  alsoKill: readonly number[] = [],
+): Promise<BoundedRun> {
+  let timedOut = false;
+  const timer = setTimeout(() => {
+    timedOut = true;
+    for (const pid of [...alsoKill, child.pid]) {
+      try {
+        Deno.kill(pid, "SIGKILL");
+      } catch { /* already gone */ }
+    }
+  }, deadlineMs);
+  const out = await child.output();
+  clearTimeout(timer);
+  const decoder = new TextDecoder();
+  return {
+    code: out.code,
+    stdout: decoder.decode(out.stdout),
+    stderr: decoder.decode(out.stderr),
+    stdoutBytes: out.stdout,
+    timedOut,
+  };
+}
+
+/**
+ * A `verify` of CLAUDE.md (every version of it keeps its tokens) that a rename-save raced: a gate
+ * result, or one line naming the file, exit 2 — never an internal error (issue 29 item 8,
+ * `references/context-guard.md#the-token-gate`).
+ */
+export function assertGatedOrChangedWhileReading(r: RunResult): void {
+  if (r.code === 0) {
+    assertDeepEqual(outLines(r), [
+      "FILE: CLAUDE.md",
+      "MISSING: 0",
+      "GATE: PASS",
+      "ACTION: kept",
+      "FILES_FAILED: 0",
+    ]);
+  } else {
+    strictEqual(r.code, 2, r.stderr);
+    assertDeepEqual(errLines(r), ["❌ cannot read CLAUDE.md: changed while reading"]);
+    strictEqual(r.stdout, "");
+  }
+}
+
+/** Why strace cannot trace a child here, or `undefined`. */
+export function straceUnavailable(): string | undefined {
+  const r = spawnSync("strace", ["-f", "-qq", "-e", "trace=none", "true"], { encoding: "utf8" });
+  if (r.error !== undefined) return `strace is not installed (${r.error.message})`;
+  return r.status === 0 ? undefined : `strace cannot trace here: ${r.stderr.trim()}`;
+}

@@ -109,15 +109,17 @@ export function binaryPath(tool: Tool): string {
  * for the running source, bundle or binary with `permissions`.
  */
 export function selfCommandWords(tool: Tool, permissions: readonly string[]): string[] {
-  return selfCommandWordsIn({ runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR }, tool, [
-    ...permissions,
-  ]);
+  return selfCommandWordsIn(
+    { runtime: Deno.execPath(), root: REPO, binaries: BINARY_DIR },
+    tool,
+    permissions,
+  );
 }
 
 /**
- * {@linkcode selfCommandWords} of a tool run by {@linkcode runToolAsUser}: as root, that user runs
- * copies of the runtime and the program when it cannot reach the checkout (a clone in a 0700
- * folder), and a tool names the copy it runs.
+ * {@linkcode selfCommandWords} for a run by {@linkcode runToolAsUser}: the program it runs may be a
+ * copy that user can reach (a checkout under a private folder is copied), and the tool names the
+ * program it runs as.
  */
 export function selfCommandWordsAsUser(tool: Tool, permissions: readonly string[]): string[] {
   if (!IS_ROOT) return selfCommandWords(tool, permissions);
@@ -132,15 +134,27 @@ function selfCommandWordsIn(
   tool: Tool,
   permissions: readonly string[],
 ): string[] {
-  const { runtime, root } = place;
   if (TARGET === "source") {
-    return [runtime, "run", ...permissions, "--no-config", join(root, "bin", `${tool}.ts`)];
+    return [
+      place.runtime,
+      "run",
+      ...permissions,
+      "--no-config",
+      join(place.root, "bin", `${tool}.ts`),
+    ];
   }
   if (TARGET === "bundle") {
-    return [runtime, "run", ...permissions, "--no-config", join(root, "dist", `${tool}.js`)];
+    return [
+      place.runtime,
+      "run",
+      ...permissions,
+      "--no-config",
+      join(place.root, "dist", `${tool}.js`),
+    ];
   }
-  // A binary names itself; a stand-in runs its bundle with the deno it was made with.
-  const binary = toolArgvIn(place, tool)[0];
+  const binary = place.binaries === BINARY_DIR
+    ? binaryPath(tool)
+    : join(place.binaries, binaryFileName(tool));
   const bundle = standInBundle(binary);
   return bundle === undefined
     ? [binary]

@@ -7,32 +7,7 @@
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { lines, makeTempDir, runTool, runToolAsync, writeTree } from "./_helpers.ts";
-import { errLines, refusedLines } from "./_guard_fixtures.ts";
-
-/** A Deno child running `source` with `args`; resolves when it exits. */
-function spawnScript(dir: string, source: string, args: string[]): Deno.ChildProcess {
-  const script = `${dir}/helper-${crypto.randomUUID()}.ts`;
-  writeFileSync(script, source);
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "-A", "--no-config", script, ...args],
-    stdout: "null",
-    stderr: "inherit",
-  }).spawn();
-}
-
-/** Wait, without a clock, until `ready()` holds (polling the file system). */
-async function until(ready: () => boolean, what: string, child?: Deno.ChildProcess): Promise<void> {
-  let exited = false;
-  child?.status.then(() => (exited = true));
-  while (!ready()) {
-    if (exited) throw new Error(`helper exited before ${what}`);
-    await new Promise((r) => setTimeout(r, 1));
-  }
-}
-
-function runDirOf(stdout: string): string {
-  return lines(stdout).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
-}
+import { errLines, refusedLines, runDirOf, spawnScript, until } from "./_guard_fixtures.ts";
 
 /** Every file below `dir`, recursively. */
 function filesBelow(dir: string): string[] {

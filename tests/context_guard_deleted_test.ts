@@ -4,18 +4,19 @@
  */
 import assert from "node:assert/strict";
 import { chmodSync, existsSync, mkdirSync, rmSync } from "node:fs";
-import { spawnSync } from "node:child_process";
 import {
   makeSharedTempDir,
   runTool,
   runToolAsUser,
   skipWithoutUnprivilegedUser,
+  UNPRIVILEGED_ID,
 } from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
   type ExampleProject,
   exampleProject,
+  giveRunsTo,
   outLines,
   read,
   STYLE_MD,
@@ -319,8 +320,9 @@ Deno.test("verify-deleted: a run dir the user cannot write → exit 2, one clear
   assert.equal(snap.code, 0, snap.stderr);
   const rd = outLines(snap).find((l) => l.startsWith("RUN_DIR: "))!.slice("RUN_DIR: ".length);
   rmSync(`${proj}/old.md`);
-  // The unprivileged user may read the run dir but not create files in the project.
-  spawnSync("chmod", ["-R", "a+rX", `${home}/.claude`]);
+  // The run dir is the unprivileged user's own, but it may not write into it (nor the project).
+  giveRunsTo(UNPRIVILEGED_ID, home);
+  chmodSync(rd, 0o500);
   chmodSync(home, 0o755);
   chmodSync(proj, 0o755);
   const r = runToolAsUser("context-guard", [

@@ -10,13 +10,14 @@ import {
   makeSharedTempDir,
   runTool,
   runToolAsUser,
-  selfCommandWordsAsUser,
   skipWithoutUnprivilegedUser,
+  UNPRIVILEGED_ID,
 } from "./_helpers.ts";
 import {
   CLAUDE_MD,
   errLines,
   exampleProject,
+  giveRunsTo,
   outLines,
   read,
   refusedLines,
@@ -40,9 +41,12 @@ function sharedProject(files: Record<string, string>) {
   return { home, proj, env, runDir: runDirOf(snap.stdout) };
 }
 
-/** Let the unprivileged user read the run dirs and write into the project's directories. */
+/**
+ * Let the unprivileged user act on the run dirs (they become its own: a run is trusted only by its
+ * owner) and write into the project's directories.
+ */
 function shareWith(home: string, proj: string): void {
-  spawnSync("chmod", ["-R", "a+rX", `${home}/.claude`]);
+  giveRunsTo(UNPRIVILEGED_ID, home);
   chmodSync(home, 0o755);
   spawnSync("find", [proj, "-type", "d", "-exec", "chmod", "0777", "{}", "+"]);
 }
@@ -72,7 +76,7 @@ Deno.test("item 1: a file that exists but cannot be read is never 'still missing
       "CLAUDE.md",
       `${p.proj}/CLAUDE.md`,
       undefined,
-      selfCommandWordsAsUser("context-guard", ["--allow-all"]),
+      true,
     ),
     `ROLLBACK_VERIFIED: FAILED - restoration refused; current bytes preserved (${p.runDir})`,
   ]);
@@ -85,7 +89,6 @@ Deno.test("item 1: checkpoint never records an unreadable file as MISSING", () =
   const p = sharedProject({ "CLAUDE.md": CLAUDE_MD });
   chmodSync(`${p.proj}/CLAUDE.md`, 0o600);
   shareWith(p.home, p.proj);
-  spawnSync("chmod", ["-R", "a+rwX", `${p.home}/.claude`]);
   const r = runToolAsUser("text-guard", ["checkpoint", "--run-dir", p.runDir, "CLAUDE.md"], {
     cwd: p.proj,
     env: p.env,

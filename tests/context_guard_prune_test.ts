@@ -1,23 +1,29 @@
 /**
  * Retention never turns a successful snapshot into a failure (`references/context-guard.md#retention`):
- * a run it cannot remove — another user's, left in the user's backup root by `sudo -E` — is
- * skipped with one warning line, and the snapshot's own result (exit 0) stands. Two real uids: the
- * test runs as root, the snapshot as `nobody`.
+ * a run of the user's it cannot remove (an immutable file inside) is skipped with one warning line,
+ * and the snapshot's own result (exit 0) stands. A run another user left in the user's backup root
+ * (`sudo -E`) is not the user's: named in one line, never counted nor removed
+ * (`#whose-runs-are-trusted`). Two real uids: the test runs as root, the snapshot as `nobody`.
  */
 import { deepStrictEqual, ok, strictEqual } from "node:assert/strict";
+import { spawnSync } from "node:child_process";
 import { chownSync, existsSync, mkdirSync, utimesSync, writeFileSync } from "node:fs";
 import {
   IS_ROOT,
   makeSharedTempDir,
+  makeTempDir,
+  runTool,
   runToolAsUser,
   skipWithoutUnprivilegedUser,
   UNPRIVILEGED_ID,
 } from "./_helpers.ts";
 import { errLines, outLines } from "./_guard_fixtures.ts";
 
+const TWO_DAYS = 2 * 24 * 60 * 60 * 1000;
+
 Deno.test({
   name:
-    "retention skips a root-owned stale run it cannot remove: one warning, the snapshot exits 0",
+    "retention leaves a root-owned stale run in the user's backup root alone: named once, never pruned, the snapshot exits 0",
   ignore: !IS_ROOT,
   fn: () => {
     if (skipWithoutUnprivilegedUser()) return;
@@ -31,11 +37,11 @@ Deno.test({
     for (const p of [home, `${home}/.claude`, backups, proj, `${proj}/CLAUDE.md`]) {
       chownSync(p, UNPRIVILEGED_ID, UNPRIVILEGED_ID);
     }
-    // root's run, 0700, two days old: for nobody an unreadable (incomplete) run due for removal.
+    // root's run, 0700, two days old: not nobody's, so neither counted nor removed.
     const stale = `${backups}/20200101-000000-project_context-slim`;
     mkdirSync(`${stale}/orig`, { recursive: true, mode: 0o700 });
     writeFileSync(`${stale}/orig/CLAUDE.md`, "root's copy\n");
-    const old = new Date(Date.now() - 2 * 24 * 60 * 60 * 1000);
+    const old = new Date(Date.now() - TWO_DAYS);
     utimesSync(stale, old, old);
     const r = runToolAsUser("context-guard", ["snapshot", "--allow-dirty", "CLAUDE.md"], {
       cwd: proj,
@@ -45,7 +51,45 @@ Deno.test({
     const out = outLines(r);
     ok(out.some((l) => l.startsWith("MANIFEST: ")), r.stdout);
     ok(!out.some((l) => l.startsWith("PRUNED: ")), r.stdout);
-    deepStrictEqual(errLines(r), [`⚠️ cannot prune ${stale} (Permission denied) - left in place`]);
+    deepStrictEqual(errLines(r), [
+      `⚠️ ignoring ${stale}: not yours (owner uid 0) - never selected, restored or pruned`,
+    ]);
     ok(existsSync(`${stale}/orig/CLAUDE.md`));
   },
+});
+
+Deno.test("retention skips a stale run of the user's it cannot remove: one warning, the snapshot exits 0", () => {
+  const base = makeTempDir("ctxkit-prune-");
+  const home = `${base}/home`;
+  const proj = `${base}/proj`;
+  const backups = `${home}/.claude/backups`;
+  mkdirSync(backups, { recursive: true, mode: 0o700 });
+  mkdirSync(proj);
+  writeFileSync(`${proj}/CLAUDE.md`, "rules NEVER 1\n");
+  // An incomplete run of the user's, two days old, holding an immutable file.
+  const stale = `${backups}/20200101-000000-project_context-slim`;
+  mkdirSync(`${stale}/orig`, { recursive: true, mode: 0o700 });
+  writeFileSync(`${stale}/orig/CLAUDE.md`, "old copy\n", { mode: 0o600 });
+  const chattr = spawnSync("chattr", ["+i", `${stale}/orig/CLAUDE.md`], { encoding: "utf8" });
+  if (chattr.status !== 0) {
+    console.log(`SKIP: chattr +i is not available here: ${chattr.stderr.trim()}`);
+    return;
+  }
+  try {
+    const old = new Date(Date.now() - TWO_DAYS);
+    utimesSync(stale, old, old);
+    const r = runTool("context-guard", ["snapshot", "--allow-dirty", "CLAUDE.md"], {
+      cwd: proj,
+      env: { HOME: home, CLAUDE_PROJECT_DIR: proj },
+    });
+    strictEqual(r.code, 0, r.stdout + r.stderr);
+    ok(outLines(r).some((l) => l.startsWith("MANIFEST: ")), r.stdout);
+    ok(!outLines(r).some((l) => l.startsWith("PRUNED: ")), r.stdout);
+    deepStrictEqual(errLines(r), [
+      `⚠️ cannot prune ${stale} (Operation not permitted) - left in place`,
+    ]);
+    ok(existsSync(`${stale}/orig/CLAUDE.md`));
+  } finally {
+    spawnSync("chattr", ["-i", `${stale}/orig/CLAUDE.md`]);
+  }
 });

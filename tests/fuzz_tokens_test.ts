@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { extractBaseTokens, missingTokens, tokenSet } from "../lib/guard/tokens.ts";
-import { extractExtendedTokens } from "../lib/guard/tokens_ext.ts";
+import { extractExtendedTokens, stripTrailingPunctuation } from "../lib/guard/tokens_ext.ts";
 import { fuzzRuns, fuzzSeed } from "./stress/_properties.ts";
 
 const RUNS = fuzzRuns(1000);
@@ -113,5 +113,15 @@ Deno.test(`tokens: every class matches exactly as the documented plain regex (se
       assert.deepEqual(extractExtendedTokens(l), specTokens(l, SPEC_EXT));
     }),
     { numRuns: RUNS * 5, seed: SEED },
+  );
+});
+
+Deno.test(`tokens: the trailing-punctuation strip is the catalog's /[.,;:]+$/ removal (seed ${SEED})`, () => {
+  const chars = fc.constantFrom(..."ab/.,;:!=x".split(""));
+  fc.assert(
+    fc.property(fc.array(chars, { maxLength: 30 }).map((a) => a.join("")), (s) => {
+      assert.equal(stripTrailingPunctuation(s), s.replace(/[.,;:]+$/, ""));
+    }),
+    params,
   );
 });

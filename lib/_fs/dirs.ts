@@ -24,8 +24,10 @@ export class LinkedComponentError extends Error {
  * Create `path` and its missing ancestors as owner-only (`0700`) directories. Every existing
  * component at or below `trustedBase` must be a real directory, not a link
  * ({@linkcode LinkedComponentError}); components above it may be links (a dotfiles `~/.claude`).
+ * Returns the directories made, outermost first: the caller syncs each into its parent
+ * ({@linkcode parentsOf}) before it reports success.
  */
-export function makePrivateDirs(path: string, trustedBase?: string): void {
+export function makePrivateDirs(path: string, trustedBase?: string): string[] {
   const components: string[] = [];
   let at = path.startsWith("/") ? "" : ".";
   for (const part of path.split("/")) {
@@ -35,7 +37,8 @@ export function makePrivateDirs(path: string, trustedBase?: string): void {
   }
   // An existing trusted base has all its ancestors, so the walk starts at it: above a run dir lie
   // half the components of every draft record's directory.
-  if (components.length === 0) return;
+  const made: string[] = [];
+  if (components.length === 0) return made;
   const base = trustedBase === undefined ? -1 : components.indexOf(trustedBase);
   let i = 0;
   let st = base > 0 ? lstatOrUndefined(components[base]) : undefined;
@@ -46,6 +49,7 @@ export function makePrivateDirs(path: string, trustedBase?: string): void {
     if (st === undefined) {
       try {
         Deno.mkdirSync(at, { mode: 0o700 });
+        made.push(at);
         Deno.chmodSync(at, 0o700);
       } catch (e) {
         if (errorCode(e) !== "EEXIST") throw e;
@@ -56,7 +60,7 @@ export function makePrivateDirs(path: string, trustedBase?: string): void {
     if (st?.isSymlink && trustedBase !== undefined && isAtOrBelow(at, trustedBase)) {
       throw new LinkedComponentError(at);
     }
-    if (++i >= components.length) return;
+    if (++i >= components.length) return made;
     st = lstatOrUndefined(components[i]);
   }
 }
@@ -126,6 +130,19 @@ export function makeDirsBelow(base: string, path: string, mode = 0o777): string[
     }
   }
   return made;
+}
+
+/**
+ * The parent of each directory in `made`: what must be synced for those directories to survive a
+ * crash (`references/reliability.md#atomic-writes`).
+ */
+export function parentsOf(made: Iterable<string>): Set<string> {
+  const parents = new Set<string>();
+  for (const dir of made) {
+    const i = dir.lastIndexOf("/");
+    parents.add(i <= 0 ? (dir.startsWith("/") ? "/" : ".") : dir.slice(0, i));
+  }
+  return parents;
 }
 
 /** Remove the directories {@linkcode makeDirsBelow} made, innermost first, where still empty. */

@@ -8,11 +8,21 @@
  */
 
 import { errorCode } from "./errors.ts";
-import { processGone } from "./inspect.ts";
-import { CHUNK_BYTES, openRegular, ReadRefusedError, streamFile } from "./read.ts";
+import {
+  CHUNK_BYTES,
+  hashFrom,
+  openRegular,
+  ReadRefusedError,
+  sameFileState,
+  settledBefore,
+  streamFile,
+} from "./read.ts";
 import { Sha256 } from "./sha256.ts";
 import { faultPoint } from "../faults.ts";
 import { randomHex } from "../random.ts";
+import { sweepTemps } from "./sweep.ts";
+
+export { STALE_TEMP_MS, type SweepOptions, sweepTemps } from "./sweep.ts";
 
 /** What a write put on disk. */
 export interface Written {
@@ -20,17 +30,28 @@ export interface Written {
   size: number;
   /** Lowercase hex SHA-256 of those bytes. */
   sha256: string;
+  /** For a copy: the source file as it was copied (stat taken on its descriptor). */
+  source?: Deno.FileInfo;
 }
 
 /**
  * Content to write: text (UTF-8), bytes, or the bytes of an existing regular file, copied in
  * chunks from one descriptor opened without following a link at `copyFrom` — with `sameAs`, only
  * when the file opened is that one (same device and inode), else `ReadRefusedError` `changed`.
+ * With `prove`, the copy is proven to be the file as it was: its size and change times are the
+ * same on the descriptor after the copy as before, and when those times are too recent to prove
+ * anything the file is hashed again and must give the same bytes; else `ReadRefusedError`
+ * `modified` (`references/context-guard.md#text-guard-snapshot`).
  */
 export type Content =
   | string
   | Uint8Array
-  | { readonly copyFrom: string; readonly sameAs?: Pick<Deno.FileInfo, "dev" | "ino"> };
+  | {
+    readonly copyFrom: string;
+    readonly sameAs?: Pick<Deno.FileInfo, "dev" | "ino">;
+    /** Prove the copy is the file as it was (a snapshot of a file someone may be saving). */
+    readonly prove?: boolean;
+  };
 
 /** Write all of `bytes` to `file` (short writes continue where they stopped). */
 export function writeAll(file: { writeSync(p: Uint8Array): number }, bytes: Uint8Array): void {
@@ -52,6 +73,7 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
   }
   // Never through a link: the copy is of the file that was checked, not of whatever the path
   // names by now (references/context-guard.md#text-guard-snapshot).
+  const since = Date.now();
   const { file: src, info } = openRegular(content.copyFrom, { follow: false });
   try {
     const want = content.sameAs;
@@ -65,7 +87,19 @@ function writeContent(file: Deno.FsFile, content: Content): Written {
       size += chunk.length;
       return false;
     });
-    return { size, sha256: hash.hex() };
+    const sha256 = hash.hex();
+    if (!content.prove) return { size, sha256, source: info };
+    const unchanged = () => size === info.size && sameFileState(info, src.statSync());
+    if (!unchanged()) throw new ReadRefusedError(content.copyFrom, "modified");
+    if (!settledBefore(info, since)) {
+      // Changed within a timestamp tick of the copy: its times cannot tell, its bytes can.
+      src.seekSync(0, Deno.SeekMode.Start);
+      const again = hashFrom(src, info.size);
+      if (again.sha256 !== sha256 || !unchanged()) {
+        throw new ReadRefusedError(content.copyFrom, "modified");
+      }
+    }
+    return { size, sha256, source: info };
   } finally {
     src.close();
   }
@@ -410,66 +444,4 @@ export function fsyncDirectory(dir: string): void {
       file.close();
     }
   } catch { /* not supported here: the rename is still atomic */ }
-}
-
-/** A leftover temp file this old is stale whoever wrote it. */
-export const STALE_TEMP_MS = 60_000;
-
-/** Options of {@linkcode sweepTemps}. */
-export interface SweepOptions {
-  /**
-   * The temp names to sweep: `<prefix><pid>-<hex>`. Default: any destination's
-   * {@linkcode tempPrefix}.
-   */
-  prefix?: string;
-  /** Also remove temps whose writer pid is known to be gone (default `true`). */
-  deadWriters?: boolean;
-  /** The clock (epoch-ms). */
-  now?: number;
-}
-
-const ANY_PREFIX = /^\..*\.ctxkit-tmp-([0-9]+)-[0-9a-f]+$/s;
-
-/**
- * Delete the temp files in `dir` left by writers killed between the temp write and the rename, so
- * a crash never leaves ctxkit litter next to a user's file for good: those older than
- * {@linkcode STALE_TEMP_MS}, and (with `deadWriters`) those whose writer pid is gone. Only regular
- * files named like ctxkit's temps are touched, never links, never this process's own; returns how
- * many were removed.
- */
-export function sweepTemps(dir: string, options: SweepOptions = {}): number {
-  const { deadWriters = true, now = Date.now() } = options;
-  const prefix = options.prefix;
-  let entries: Deno.DirEntry[];
-  try {
-    entries = [...Deno.readDirSync(dir)];
-  } catch {
-    return 0;
-  }
-  let count = 0;
-  for (const entry of entries) {
-    const name = entry.name;
-    let pid: number;
-    if (prefix === undefined) {
-      const m = ANY_PREFIX.exec(name);
-      if (m === null) continue;
-      pid = Number(m[1]);
-    } else {
-      if (!name.startsWith(prefix)) continue;
-      const m = /^([0-9]+)-[0-9a-f]+$/.exec(name.slice(prefix.length));
-      if (m === null) continue;
-      pid = Number(m[1]);
-    }
-    if (pid === Deno.pid) continue;
-    const path = `${dir}/${name}`;
-    try {
-      const st = Deno.lstatSync(path);
-      if (!st.isFile) continue;
-      const age = now - (st.mtime?.getTime() ?? now);
-      if (age <= STALE_TEMP_MS && !(deadWriters && processGone(pid))) continue;
-      Deno.removeSync(path);
-      count++;
-    } catch { /* raced with another sweeper, or not ours to remove */ }
-  }
-  return count;
 }

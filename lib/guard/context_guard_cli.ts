@@ -241,7 +241,8 @@ async function run(
         survivors: p.values.get("--survivor") ?? [],
         targets: files,
       }, reporter);
-      return result.outcome === "merged" ? 0 : result.rollback?.exitCode === 2 ? 2 : 1;
+      if (result.outcome === "merged") return 0;
+      return result.rollback?.exitCode === 2 ? 2 : 1;
     }
     case "restore": {
       const { restore } = await import("./commands/restore.ts");
@@ -274,7 +275,7 @@ async function run(
         return 0;
       }
       // "" is never a file: writeState names the first missing input, in the documented order.
-      writeState(
+      await writeState(
         {
           mode: value("mode") ?? "",
           before: value("before") ?? "",
@@ -284,6 +285,7 @@ async function run(
         },
         path,
         { root: value("root") || roots.project, backups: roots.backups },
+        reporter,
       );
       reporter.out(text`STATE: written ${path}`);
       return 0;

@@ -18,6 +18,7 @@
 
 import { CtxkitError } from "../errors.ts";
 import { errorCode, isPermissionError, isSandboxRefusal, osReason } from "../_fs/errors.ts";
+import { ReadRefusedError, refusalReason } from "../_fs/read.ts";
 import { joinText, type Text, text, verbatim } from "../text.ts";
 
 /** Why a path was refused. */
@@ -56,6 +57,8 @@ export class PathRefusedError extends CtxkitError {
     | "too-large"
     | "unwritable"
     | "replaced"
+    | "kept-changing"
+    | "untrusted"
     | "sandbox";
   /** Create the error. */
   constructor(path: string, reason: PathRefusedError["reason"], message: Text) {
@@ -268,7 +271,17 @@ export class FileSystemError extends CtxkitError {
 export function asFileSystemError(e: unknown, operation: string, path: string): unknown {
   if (e instanceof CtxkitError || isPermissionError(e)) return e;
   if (isSandboxRefusal(e)) return sandboxRefused(path, operation);
+  if (e instanceof ReadRefusedError) return readRefused(e, operation, path);
   return new FileSystemError(operation, path, e);
+}
+
+/** A read refusal as one line: `cannot <operation> <path>: <refusal in words>` (exit 2). */
+function readRefused(e: ReadRefusedError, operation: string, path: string): PathRefusedError {
+  return new PathRefusedError(
+    path,
+    e.refusal === "symlink" ? "symlink" : e.refusal === "too-large" ? "too-large" : "special-file",
+    text`cannot ${verbatim(operation)} ${path}: ${refusalReason(e.refusal)}`,
+  );
 }
 
 /**
@@ -321,9 +334,12 @@ export class RestoreStoppedError extends CtxkitError {
 /**
  * The last net under the guard's commands: an OS error that reached the command line unnamed
  * (Deno's `… (os error N): <op> '<path>'`) becomes a {@linkcode FileSystemError} naming that
- * operation and path (exit 2) instead of an internal error; anything else is returned as it is.
+ * operation and path (exit 2), and a read refusal (a file that changed while it was read, one that
+ * is not a regular file once open) one line naming its path, instead of an internal error; anything
+ * else is returned as it is.
  */
 export function osErrorAsFailure(e: unknown): unknown {
+  if (e instanceof ReadRefusedError) return readRefused(e, "read", e.path);
   if (e instanceof CtxkitError || errorCode(e) === undefined || isPermissionError(e)) return e;
   if (isSandboxRefusal(e)) return e;
   const m = /\(os error \d+\): ([a-z_]+) '([^']*)'/.exec(e instanceof Error ? e.message : "");

@@ -2,7 +2,9 @@ import assert from "node:assert/strict";
 
 import { type CtxkitError, UsageError } from "../errors.ts";
 import { printed, text } from "../text.ts";
+import { ReadRefusedError } from "../_fs/read.ts";
 import {
+  asFileSystemError,
   DirtyTreeError,
   errorText,
   FileSystemError,
@@ -119,4 +121,18 @@ Deno.test("osErrorAsFailure names the operation and path of an OS error Deno rep
     code: "ENOSPC",
   });
   assert.equal(osErrorAsFailure(unnamed), unnamed, "no path to name: left as it is");
+});
+
+Deno.test("osErrorAsFailure: a read refusal that reached the command line is one line naming its path, exit 2", () => {
+  const e = osErrorAsFailure(new ReadRefusedError("/p/CLAUDE.md", "changed"));
+  assert.ok(e instanceof PathRefusedError);
+  assert.equal(e.exitCode, 2);
+  assert.equal(e.message, "cannot read /p/CLAUDE.md: changed while reading");
+  const fifo = asFileSystemError(
+    new ReadRefusedError("/p/.gitignore", "not-regular"),
+    "update",
+    "/p/.gitignore",
+  );
+  assert.ok(fifo instanceof PathRefusedError);
+  assert.equal(fifo.message, "cannot update /p/.gitignore: not a regular file");
 });

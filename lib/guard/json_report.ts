@@ -259,6 +259,8 @@ const STDOUT: Readonly<Record<string, Handler>> = {
     b.file(str(v[0])).would = "keep",
   [K("WOULD_KEEP: ", " (changed since this run wrote it)")]: (b, v) =>
     b.file(str(v[0])).would = "keep",
+  [K("WOULD_KEEP: ", " (refusing to write through ", ")")]: (b, v) =>
+    b.file(str(v[0])).would = "keep",
   [K("WOULD_DELETE: ", " (the ratchet state this run wrote)")]: (b, v) =>
     b.file(str(v[0])).would = "delete",
   [K("WOULD_REFUSE: ", " (current bytes lack matching draft ownership)")]: (b, v) =>
@@ -299,6 +301,8 @@ const STDERR: Readonly<Record<string, Handler>> = {
   [K("❌ SNAPSHOT CHECKSUM MISMATCH: ", "")]: (b, v) =>
     b.file(str(v[0])).problem = "snapshot-damaged",
   [K("STATE: kept ", " (changed since this run wrote it)")]: (b, v) =>
+    b.doc.state = { status: "kept", path: str(v[0]) },
+  [K("STATE: kept ", " (refusing to write through ", ")")]: (b, v) =>
     b.doc.state = { status: "kept", path: str(v[0]) },
   [K("❌ CHECKSUM MISMATCH: ", "")]: (b, v) => b.file(str(v[0])).problem = "checksum-mismatch",
   [K("", ": FAILED - snapshot incomplete or damaged; current bytes preserved (", ")")]:

@@ -12,6 +12,7 @@
 
 import { isFileFollow, physicalPath } from "../_fs/inspect.ts";
 import { readRegular } from "../_fs/read.ts";
+import { readForGate } from "./gate_input.ts";
 import { envValue, logicalCwd, normalizeLexical } from "../paths.ts";
 import { type Text, text } from "../text.ts";
 import { LedgerError } from "./errors.ts";
@@ -144,47 +145,107 @@ export interface CoverageInputs {
   readonly survivorTokens: (survivor: string) => ReadonlySet<string> | undefined;
 }
 
-/** Token set of snapshot lines `first..last` (1-based, inclusive; lines past the end are absent). */
-export function rangeTokens(
-  lines: readonly string[],
-  first: number,
-  last: number,
-  lineTokens: (line: string) => Iterable<string>,
-): Set<string> {
-  const out = new Set<string>();
-  const end = Math.min(last, lines.length);
-  for (let n = first; n <= end; n++) {
-    for (const token of lineTokens(lines[n - 1])) out.add(token);
+/** The index of the first element of the ascending `sorted` that is `>= value`. */
+function lowerBound(sorted: readonly number[], value: number): number {
+  let lo = 0;
+  let hi = sorted.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >>> 1;
+    if (sorted[mid] < value) lo = mid + 1;
+    else hi = mid;
   }
-  return out;
+  return lo;
+}
+
+/**
+ * For each of the ascending `positions`, the first of `rows` (indexes into `all`, in ledger order)
+ * whose range holds it, or -1: each position is taken once, by the first row reaching it, and
+ * later rows skip taken positions (a union-find "next free" pointer), so the cost is linear in
+ * rows and positions whatever the ranges.
+ */
+function firstCoveringRow(
+  positions: readonly number[],
+  rows: readonly number[],
+  all: readonly LedgerRow[],
+): Int32Array {
+  const owner = new Int32Array(positions.length).fill(-1);
+  const next = Int32Array.from({ length: positions.length + 1 }, (_, i) => i);
+  const free = (i: number): number => {
+    let root = i;
+    while (next[root] !== root) root = next[root];
+    while (next[i] !== root) {
+      const up = next[i];
+      next[i] = root;
+      i = up;
+    }
+    return root;
+  };
+  for (const r of rows) {
+    for (let i = free(lowerBound(positions, all[r].first)); i < positions.length; i = free(i)) {
+      if (positions[i] > all[r].last) break;
+      owner[i] = r;
+      next[i] = i + 1;
+    }
+  }
+  return owner;
 }
 
 /**
  * Decide each miss (in the given order): ledgered by the first row, in ledger order, whose snapshot
  * range holds the token and whose survivor is `-` or currently carries the token; else uncovered.
  * `rows` must already be the rows of this file.
+ *
+ * Linear in the snapshot, the ledger and the survivors (`references/context-guard.md#drop-ledger`):
+ * each line's tokens are taken once; rows are grouped by survivor (`-`, or each survivor's token
+ * set), and within a group each line holding a miss that survivor carries is assigned, once, the
+ * group's first row reaching it. A survivor is only looked up for a row whose range holds a miss.
  */
 export function coverMisses(
   misses: readonly string[],
   rows: readonly LedgerRow[],
   inputs: CoverageInputs,
 ): MissDecision[] {
-  const rangeCache = new Map<LedgerRow, Set<string>>();
-  const rangeOf = (row: LedgerRow): Set<string> => {
-    let set = rangeCache.get(row);
-    if (set === undefined) {
-      set = rangeTokens(inputs.snapshotLines, row.first, row.last, inputs.lineTokens);
-      rangeCache.set(row, set);
+  const wanted = new Set(misses);
+  const end = rows.reduce((m, r) => Math.max(m, Math.min(r.last, inputs.snapshotLines.length)), 0);
+  // Where each miss occurs: its snapshot line numbers, ascending, each once.
+  const where = new Map<string, number[]>();
+  for (let n = 1; n <= end && wanted.size > 0; n++) {
+    for (const token of inputs.lineTokens(inputs.snapshotLines[n - 1])) {
+      if (!wanted.has(token)) continue;
+      const at = where.get(token);
+      if (at === undefined) where.set(token, [n]);
+      else if (at[at.length - 1] !== n) at.push(n);
     }
-    return set;
-  };
+  }
+  const anyMiss = [...new Set([...where.values()].flat())].sort((a, b) => a - b);
+  // Rows in ledger order, grouped by what their survivor carries: `-` carries everything.
+  const groups = new Map<ReadonlySet<string> | "-", number[]>();
+  rows.forEach((r, i) => {
+    const at = lowerBound(anyMiss, r.first);
+    if (at >= anyMiss.length || anyMiss[at] > r.last) return; // no miss in range: never asked
+    const key = r.survivor === "-" ? "-" : inputs.survivorTokens(r.survivor);
+    if (key === undefined) return; // a survivor that is not there covers nothing
+    const group = groups.get(key);
+    if (group === undefined) groups.set(key, [i]);
+    else group.push(i);
+  });
+  const best = new Map<string, number>();
+  for (const [carried, members] of groups) {
+    const eligible = [...where.keys()].filter((t) => carried === "-" || carried.has(t));
+    if (eligible.length === 0) continue;
+    const positions = [...new Set(eligible.flatMap((t) => where.get(t)!))].sort((a, b) => a - b);
+    const owner = firstCoveringRow(positions, members, rows);
+    const indexOf = new Map(positions.map((p, i) => [p, i]));
+    for (const t of eligible) {
+      for (const n of where.get(t)!) {
+        const r = owner[indexOf.get(n)!];
+        if (r >= 0 && r < (best.get(t) ?? Infinity)) best.set(t, r);
+      }
+    }
+  }
   return misses.map((token) => {
-    const row = rows.find((r) => {
-      if (!rangeOf(r).has(token)) return false;
-      if (r.survivor === "-") return true;
-      return inputs.survivorTokens(r.survivor)?.has(token) ?? false;
-    });
-    return row === undefined ? { token } : { token, row };
+    const r = best.get(token);
+    return r === undefined ? { token } : { token, row: rows[r] };
   });
 }
 
@@ -281,8 +342,11 @@ export class LedgerIndex {
 }
 
 /**
- * The survivor-token lookup for {@linkcode CoverageInputs}: resolves the survivor, reads it when it
- * is a regular file and extracts its tokens with `fileTokens` (memoised per resolved path).
+ * The survivor-token lookup for {@linkcode CoverageInputs}: resolves the survivor and, when it is a
+ * regular file, reads it as the gate reads its inputs — within the 64 MiB limit, a failure one
+ * line naming the survivor as written (exit 2), never "not carried" — and extracts its tokens with
+ * `fileTokens` (memoised per resolved path, so one file gives one set). Missing or not a regular
+ * file: `undefined` (UNCOVERED).
  */
 export function survivorTokenLookup(
   index: LedgerIndex,
@@ -292,14 +356,7 @@ export function survivorTokenLookup(
   return (survivor) => {
     const path = index.survivorPath(survivor);
     if (cache.has(path)) return cache.get(path);
-    let tokens: ReadonlySet<string> | undefined;
-    if (isFileFollow(path)) {
-      try {
-        tokens = fileTokens(readRegular(path));
-      } catch {
-        tokens = undefined;
-      }
-    }
+    const tokens = isFileFollow(path) ? fileTokens(readForGate(path, survivor)) : undefined;
     cache.set(path, tokens);
     return tokens;
   };
@@ -324,22 +381,22 @@ export interface LedgerVerdict {
 }
 
 /**
- * Bind a validated ledger to one verify run: `cover(target, snapshotCopy, misses)` judges a file's
- * misses against its rows (matched through the argument as typed), the snapshot copy's lines and the
- * survivors' current tokens.
+ * Bind a validated ledger to one verify run: `cover(target, copy, misses)` judges a file's misses
+ * against its rows (matched through the argument as typed), the snapshot copy's lines (`copy`: its
+ * bytes) and the survivors' current tokens.
  */
 export function ledgerCoverage(
   rows: readonly LedgerRow[],
   alphabet: LedgerAlphabet,
   index: LedgerIndex = new LedgerIndex(rows),
 ): {
-  cover(target: { arg: string }, snapshotCopy: string, misses: readonly string[]): LedgerVerdict;
+  cover(target: { arg: string }, copy: Uint8Array, misses: readonly string[]): LedgerVerdict;
 } {
   const survivorTokens = survivorTokenLookup(index, (bytes) => alphabet.fileTokens(bytes));
   return {
-    cover(target, snapshotCopy, misses) {
+    cover(target, copy, misses) {
       const decisions = coverMisses(misses, index.rowsFor(index.argumentPath(target.arg)), {
-        snapshotLines: alphabet.lines(readRegular(snapshotCopy)),
+        snapshotLines: alphabet.lines(copy),
         lineTokens: (line) => alphabet.lineTokens(line),
         survivorTokens,
       });

@@ -13,12 +13,12 @@ import {
   loadLedger,
   malformedReason,
   parseLineRange,
-  rangeTokens,
   resolveLedgerPath,
   sameLedgerFile,
   survivorTokenLookup,
   validateLedger,
 } from "./ledger.ts";
+import fc from "fast-check";
 import { CtxkitError } from "../errors.ts";
 import { makeTempDir } from "../../tests/_helpers.ts";
 import { plain } from "../text.ts";
@@ -84,11 +84,56 @@ Deno.test("validateLedger: first malformed row wins with its physical line", () 
   ]);
 });
 
-Deno.test("rangeTokens: inclusive range, lines past the end absent", () => {
-  const lines = ["a b", "c", "d"];
-  assert.deepEqual([...rangeTokens(lines, 2, 3, words)], ["c", "d"]);
-  assert.deepEqual([...rangeTokens(lines, 3, 9, words)], ["d"]);
-  assert.deepEqual([...rangeTokens(lines, 4, 9, words)], []);
+/** Token set of snapshot lines `first..last` (1-based; past the end absent): the oracle's part. */
+function rangeTokens(lines: readonly string[], first: number, last: number): Set<string> {
+  const out = new Set<string>();
+  for (let n = first; n <= Math.min(last, lines.length); n++) {
+    for (const token of words(lines[n - 1])) out.add(token);
+  }
+  return out;
+}
+
+/** The rule as the reference states it, tried row by row: the oracle for `coverMisses`. */
+function naiveCoverMisses(
+  misses: readonly string[],
+  rows: readonly LedgerRow[],
+  lines: readonly string[],
+  survivors: Record<string, ReadonlySet<string> | undefined>,
+) {
+  return misses.map((token) => {
+    const hit = rows.find((r) =>
+      rangeTokens(lines, r.first, r.last).has(token) &&
+      (r.survivor === "-" || (survivors[r.survivor]?.has(token) ?? false))
+    );
+    return hit === undefined ? { token } : { token, row: hit };
+  });
+}
+
+Deno.test("coverMisses decides exactly as the rule, row by row, on random ledgers", () => {
+  const word = fc.constantFrom("a", "b", "c", "d", "e");
+  const survivorName = fc.constantFrom("-", "S.md", "T.md", "gone.md");
+  fc.assert(
+    fc.property(
+      fc.array(fc.array(word, { maxLength: 4 }).map((w) => w.join(" ")), { maxLength: 8 }),
+      fc.array(fc.tuple(fc.nat(9), fc.nat(4), survivorName), { maxLength: 10 }),
+      fc.uniqueArray(word, { maxLength: 5 }),
+      fc.array(word, { maxLength: 3 }),
+      fc.array(word, { maxLength: 3 }),
+      (lines, spans, misses, s, t) => {
+        const rows = spans.map(([first, extra, survivor], i) =>
+          row(i + 1, `${first + 1}-${first + 1 + extra}`, survivor)
+        );
+        const survivors = { "S.md": new Set(s), "T.md": new Set(t), "gone.md": undefined };
+        const got = coverMisses(misses, rows, {
+          snapshotLines: lines,
+          lineTokens: words,
+          survivorTokens: (name) => survivors[name as keyof typeof survivors],
+        });
+        assert.deepEqual(got, naiveCoverMisses(misses, rows, lines, survivors));
+      },
+    ),
+    { numRuns: 2000 },
+  );
 });
 
 Deno.test("coverMisses: `-`, survivor carrying the token, first matching row", () => {
@@ -218,7 +263,7 @@ Deno.test("ledgerCoverage: binds rows, snapshot copy and survivors for the stage
   const bound = ledgerCoverage(rows.rows, alphabet, new LedgerIndex(rows.rows, root, "/h"));
   const cover = {
     cover: (target: { arg: string }, copy: string, misses: string[]) => {
-      const v = bound.cover(target, copy, misses);
+      const v = bound.cover(target, Deno.readFileSync(copy), misses);
       return { lines: v.lines.map(plain), covered: v.covered };
     },
   };

@@ -10,6 +10,7 @@ import * as z from "../_zod.ts";
 import { listRegularFiles } from "../_fs/dirs.ts";
 import { isRegularNoFollow, physicalPath } from "../_fs/inspect.ts";
 import { hashFile, readRegular } from "../_fs/read.ts";
+import { type Invoker, ownPrivate } from "../_fs/owner.ts";
 import { writeFileAtomic } from "../_fs/write.ts";
 import { jsonString } from "../json.ts";
 import { shellCommand } from "../shell.ts";
@@ -238,12 +239,16 @@ export function renderManifest(doc: ManifestDocument): string {
 
 /**
  * The JSON value of the manifest at `path`, read without following a link (and refused above
- * `maxBytes`) and decoded as strict UTF-8: the one place a manifest file is read. Throws on any
+ * `maxBytes`, or, with `owner`, when the file opened is not that user's own) and decoded as strict
+ * UTF-8: the one place a manifest file is read. Throws on any
  * defect; callers parse the value through {@linkcode ManifestSchema} or the run list's head schema.
  */
-export function readManifestJson(path: string, maxBytes?: number): unknown {
+export function readManifestJson(path: string, maxBytes?: number, owner?: Invoker): unknown {
+  const ownedBy = owner === undefined
+    ? undefined
+    : (info: Deno.FileInfo) => ownPrivate(info, owner);
   const json = new TextDecoder("utf-8", { fatal: true }).decode(
-    readRegular(path, { follow: false, maxBytes }),
+    readRegular(path, { follow: false, maxBytes, ownedBy }),
   );
   return JSON.parse(json);
 }

@@ -10,12 +10,15 @@
  */
 
 import { isAbsent, isPermissionError, osReason, rethrowPermission } from "../_fs/errors.ts";
-import { hashRegular, readRegular } from "../_fs/read.ts";
+import { hashRegular, readRegular, sameFileState, settledBefore } from "../_fs/read.ts";
 import { CtxkitError } from "../errors.ts";
 import { text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
+import { runOwner } from "./run_owner.ts";
+import { ownPrivate } from "../_fs/owner.ts";
 import { dirname } from "../paths.ts";
-import type { AtomicWriteOptions, PendingWrite } from "../_fs/write.ts";
+import { type AtomicWriteOptions, fsyncDirectory, type PendingWrite } from "../_fs/write.ts";
+import { parentsOf } from "../_fs/dirs.ts";
 import type { RestoreOverride } from "./trust.ts";
 import {
   draftRecordPath,
@@ -65,7 +68,8 @@ export function currentState(abs: string): string | undefined {
 
 /**
  * Write the draft record of `rel` (`<hash or MISSING>\n`, `0600`, directories `0700`, atomic).
- * With `syncDirectory: false` the caller syncs the record's directory (returned) once per batch;
+ * With `syncDirectory: false` the caller syncs the record's directory (returned) once per batch,
+ * and the parents of the directories this made (pushed to `made`); else both are synced here.
  * `madeDirs`, the directories this batch already wrote records in, are not made again.
  */
 export function writeDraftRecord(
@@ -74,10 +78,11 @@ export function writeDraftRecord(
   state: string,
   syncDirectory = true,
   madeDirs?: ReadonlySet<string>,
+  made: string[] = [],
 ): string {
   const record = draftRecordPath(runDir, rel);
   try {
-    if (madeDirs?.has(dirname(record)) !== true) makeRunDirs(dirname(record), runDir);
+    if (madeDirs?.has(dirname(record)) !== true) made.push(...makeRunDirs(dirname(record), runDir));
     // Not fsynced: a record a crash lost or emptied only makes a later restore refuse, the safe
     // side (references/context-guard.md#ownership-what-may-be-restored); its rename is atomic.
     replaceFile(record, `${state}\n`, {
@@ -86,6 +91,7 @@ export function writeDraftRecord(
       syncDirectory,
       syncFile: false,
     });
+    if (syncDirectory) { for (const dir of parentsOf(made)) fsyncDirectory(dir); }
   } catch (e) {
     if (e instanceof CtxkitError || isPermissionError(e)) throw e;
     throw new PathRefusedError(
@@ -97,10 +103,19 @@ export function writeDraftRecord(
   return dirname(record);
 }
 
-/** The recorded draft state of `rel`, or `undefined` when no regular (non-link) record exists. */
+/**
+ * The recorded draft state of `rel`, or `undefined` when no regular (non-link) record of the
+ * invoking user's own exists (another user's record proves nothing).
+ */
 export function readDraftRecord(runDir: string, rel: string): string | undefined {
+  const owner = runOwner();
+  if (owner === undefined) return undefined;
   try {
-    const bytes = readRegular(draftRecordPath(runDir, rel), { follow: false, maxBytes: 4096 });
+    const bytes = readRegular(draftRecordPath(runDir, rel), {
+      follow: false,
+      maxBytes: 4096,
+      ownedBy: (info) => ownPrivate(info, owner),
+    });
     return new TextDecoder().decode(bytes).replace(/\n+$/, "");
   } catch {
     return undefined;
@@ -167,22 +182,9 @@ export function judgeRestore(
   return { allowed: false, original: false, current };
 }
 
-/**
- * A file changed less than this long before it was hashed may change again within the same tick
- * of its timestamps (coarse kernel clocks, file systems with 1–2 s timestamps): a same-looking stat
- * then proves nothing, and it is hashed again (git's "racily clean" entries).
- */
-const SETTLE_MS = 3_000;
-
+/** The very file judged, unchanged: same inode, size, mode and change times. */
 function sameFile(a: Deno.FileInfo, b: Deno.FileInfo): boolean {
-  return a.isFile && b.isFile && a.dev === b.dev && a.ino === b.ino && a.size === b.size &&
-    a.mode === b.mode && a.mtime?.getTime() === b.mtime?.getTime() &&
-    a.ctime?.getTime() === b.ctime?.getTime();
-}
-
-function settled(info: Deno.FileInfo, since: number): boolean {
-  const changed = Math.max(info.mtime?.getTime() ?? since, info.ctime?.getTime() ?? since);
-  return changed < since - SETTLE_MS;
+  return a.isFile && b.isFile && sameFileState(a, b) && a.mode === b.mode;
 }
 
 /**
@@ -210,7 +212,7 @@ export function recheckRestore(
     if (seen.state === "MISSING" && isAbsent(e)) return judged;
   }
   if (now !== undefined && "info" in seen && sameFile(seen.info, now)) {
-    if (settled(seen.info, seen.since)) return judged;
+    if (settledBefore(seen.info, seen.since)) return judged;
     try {
       const again = hashRegular(abs, { follow: false });
       if (again.sha256 === seen.state && sameFile(seen.info, again.info)) return judged;
@@ -235,7 +237,8 @@ export function mayRestore(runDir: string, rel: string, abs: string): boolean {
  * Write the snapshot copy's bytes to `abs` atomically (copied in chunks), with `recordedMode`
  * exactly when the snapshot recorded one; else a replaced file keeps its mode and a re-created one
  * gets the copy's mode (owner-only) minus the umask. Returns the hash written. With
- * `syncDirectory: false` the caller syncs `abs`'s directory once per batch.
+ * `syncDirectory: false` the caller syncs `abs`'s directory once per batch; `beforeRename` runs
+ * right before the rename (throw to keep the file as it is).
  */
 export function restoreFile(
   runDir: string,

@@ -25,6 +25,7 @@ import {
   logicalCwd,
   logicalGitToplevel,
   normalizeLexical,
+  processCwd,
   rootPrefix,
 } from "../paths.ts";
 import { text } from "../text.ts";
@@ -72,7 +73,7 @@ export function textGuardRoot(
     }
     return physical;
   }
-  const cwd = Deno.cwd();
+  const cwd = processCwd();
   const top = gitToplevel(cwd);
   if (top !== undefined) {
     const physical = physicalPath(top);

@@ -8,7 +8,8 @@
 
 import { LinkedComponentError, makePrivateDirs } from "../_fs/dirs.ts";
 import { isSandboxRefusal } from "../_fs/errors.ts";
-import { isDirectoryFollow, isRegularNoFollow, isSymlink } from "../_fs/inspect.ts";
+import { isDirectoryFollow, isSymlink, statOrUndefined } from "../_fs/inspect.ts";
+import { ownPrivate } from "../_fs/owner.ts";
 import {
   type AtomicWriteOptions,
   type Content,
@@ -20,9 +21,10 @@ import {
   type Written,
 } from "../_fs/write.ts";
 import { Sha256 } from "../_fs/sha256.ts";
-import { dirname } from "../paths.ts";
+import { dirname, processCwd } from "../paths.ts";
 import { text } from "../text.ts";
 import { PathRefusedError, sandboxRefused, SnapshotMissingError } from "./errors.ts";
+import { requireTrustedRunDir, runOwner } from "./run_owner.ts";
 
 /** Path of the snapshot copy of `rel` in `runDir`. */
 export function snapshotCopyPath(runDir: string, rel: string): string {
@@ -53,7 +55,7 @@ export function draftRecordPath(runDir: string, rel: string): string {
  * the key run dirs are compared by, so `D`, `D/` and `./D` are one run dir.
  */
 export function absoluteRunDir(dir: string, cwd?: string): string {
-  const abs = dir.startsWith("/") ? dir : `${cwd ?? Deno.cwd()}/${dir}`;
+  const abs = dir.startsWith("/") ? dir : `${cwd ?? processCwd()}/${dir}`;
   return `/${abs.split("/").filter((p) => p !== "" && p !== ".").join("/")}`;
 }
 
@@ -68,12 +70,15 @@ export function noSnapshotDir(runDir: string): SnapshotMissingError {
 
 /**
  * A run dir and its `orig/` are real directories, never links (a link there would make the guard
- * read copies from, and write records to, wherever it points): refuse one that is a link.
+ * read copies from, and write records to, wherever it points): refuse one that is a link. And a
+ * run dir is the invoking user's own, never reachable through a folder another user can write
+ * (`❌ untrusted run dir <D>: <reason>`, `references/context-guard.md#whose-runs-are-trusted`).
  */
 export function requireRunDir(runDir: string): void {
   for (const path of [runDir.length > 1 ? runDir.replace(/\/+$/, "") : runDir, `${runDir}/orig`]) {
     if (isSymlink(path)) throw linkedRunPath(path);
   }
+  requireTrustedRunDir(runDir);
 }
 
 /**
@@ -96,11 +101,12 @@ export function linkedRunPath(component: string): PathRefusedError {
 
 /**
  * Create `dir` and its missing ancestors owner-only (`0700`); an existing link at or below
- * `trustedBase` is refused ({@linkcode linkedRunPath}).
+ * `trustedBase` is refused ({@linkcode linkedRunPath}). Returns the directories made (the caller
+ * syncs their parents before it reports success).
  */
-export function makeRunDirs(dir: string, trustedBase?: string): void {
+export function makeRunDirs(dir: string, trustedBase?: string): string[] {
   try {
-    makePrivateDirs(dir, trustedBase);
+    return makePrivateDirs(dir, trustedBase);
   } catch (e) {
     if (e instanceof LinkedComponentError) throw linkedRunPath(e.path);
     if (isSandboxRefusal(e)) throw sandboxRefused(dir, "create");
@@ -110,14 +116,18 @@ export function makeRunDirs(dir: string, trustedBase?: string): void {
 
 /**
  * True when every directory between `base` (exclusive) and `base/rel`'s parent is a real
- * directory, not a link: copies inside a run dir are only trusted along a link-free chain.
+ * directory, not a link, and the invoking user's own that nobody else may write: copies inside a
+ * run dir are only trusted along such a chain.
  */
 export function linkFreeChain(base: string, rel: string): boolean {
+  const who = runOwner();
+  if (who === undefined) return false;
   let at = base;
   for (const part of rel.split("/").slice(0, -1)) {
     at = `${at}/${part}`;
     try {
-      if (!Deno.lstatSync(at).isDirectory) return false;
+      const st = Deno.lstatSync(at);
+      if (!st.isDirectory || !ownPrivate(st, who)) return false;
     } catch {
       return false;
     }
@@ -125,9 +135,15 @@ export function linkFreeChain(base: string, rel: string): boolean {
   return true;
 }
 
-/** True when `base/rel` is a regular file reached through real directories only. */
+/**
+ * True when `base/rel` is a regular file of the invoking user's own, nobody else may write,
+ * reached through such real directories only ({@linkcode linkFreeChain}).
+ */
 export function isTrustedCopy(base: string, rel: string): boolean {
-  return linkFreeChain(base, rel) && isRegularNoFollow(`${base}/${rel}`);
+  if (!linkFreeChain(base, rel)) return false;
+  const st = statOrUndefined(`${base}/${rel}`);
+  const who = runOwner();
+  return st !== undefined && st.isFile && who !== undefined && ownPrivate(st, who);
 }
 
 /**

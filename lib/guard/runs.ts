@@ -13,13 +13,15 @@
 
 import { isAbsent, osReason, rethrowPermission } from "../_fs/errors.ts";
 import { physicalPath } from "../_fs/inspect.ts";
+import type { Invoker } from "../_fs/owner.ts";
 import { compareUtf8 } from "../sort.ts";
-import { text } from "../text.ts";
+import { type Text, text } from "../text.ts";
 import { PathRefusedError } from "./errors.ts";
 import { ManifestHeadSchema, MAX_SEQ, readManifestJson, SeqSchema } from "./manifest.ts";
 import type { Reporter } from "./report.ts";
 import { absoluteRunDir } from "./run_dir.ts";
 import type { GuardRoots, Layer } from "./roots.ts";
+import { backupRootProblem, manifestProblem, runEntryProblem, runOwner } from "./run_owner.ts";
 
 const SUFFIX = "_context-slim";
 
@@ -117,11 +119,14 @@ function runName(dir: string): string {
   return trimmed.slice(trimmed.lastIndexOf("/") + 1);
 }
 
-/** Read the manifest facts of the run dir `dir`; `undefined` head when it is not complete. */
-export function readRun(dir: string, name = runName(dir)): Run {
+/**
+ * Read the manifest facts of the run dir `dir`; `undefined` head when it is not complete (or, with
+ * `owner`, when the manifest opened is not that user's own).
+ */
+export function readRun(dir: string, name = runName(dir), owner?: Invoker): Run {
   let value: unknown;
   try {
-    value = readManifestJson(`${dir}/manifest.json`, 64 * 1024 * 1024);
+    value = readManifestJson(`${dir}/manifest.json`, 64 * 1024 * 1024, owner);
   } catch {
     return { name, dir, rawLayer: "?" };
   }
@@ -143,17 +148,84 @@ export function readRun(dir: string, name = runName(dir)): Run {
   return { name, dir, head, rawLayer: m.layer };
 }
 
-/** Every `*_context-slim` directory (links excluded) in `B`, newest first; none when `B` is absent. */
-export function readRuns(backups: string): Run[] {
+/** A run dir in `B` that is not trusted, and why (`references/context-guard.md#whose-runs-are-trusted`). */
+export interface IgnoredRun {
+  /** Its path. */
+  dir: string;
+  /** Why: `not yours (owner uid N)`, `writable by others`, `its manifest is …`. */
+  reason: Text;
+}
+
+/** The runs of `B`: the trusted ones, and those ignored as another user's. */
+export interface RunScan {
+  /** The trusted `*_context-slim` directories, newest first (complete or not). */
+  runs: Run[];
+  /** Run dirs that are not the invoking user's own: never selected, restored, counted or pruned. */
+  ignored: IgnoredRun[];
+  /** Why `B` itself cannot be trusted (then every run in it is ignored), when it cannot. */
+  untrustedRoot?: Text;
+}
+
+/**
+ * Every `*_context-slim` directory (links excluded) in `B`, newest first, split into the trusted
+ * runs and those another user owns or can write (or whose manifest is another user's); when `B`
+ * itself is reachable through a folder another user owns or can write, none is trusted. None when
+ * `B` is absent.
+ */
+export function scanRuns(backups: string): RunScan {
   let entries: Deno.DirEntry[];
   try {
     entries = [...Deno.readDirSync(backups)];
   } catch {
-    return [];
+    return { runs: [], ignored: [] };
   }
-  return entries.filter((e) => e.isDirectory && e.name.endsWith(SUFFIX))
-    .map((e) => readRun(`${backups}/${e.name}`, e.name))
-    .sort(compareRuns);
+  const dirs = entries.filter((e) => e.isDirectory && e.name.endsWith(SUFFIX));
+  if (dirs.length === 0) return { runs: [], ignored: [] };
+  const untrustedRoot = backupRootProblem(backups);
+  if (untrustedRoot !== undefined) return { runs: [], ignored: [], untrustedRoot };
+  const who = runOwner()!;
+  const runs: Run[] = [];
+  const ignored: IgnoredRun[] = [];
+  for (const e of dirs) {
+    const dir = `${backups}/${e.name}`;
+    const reason = ignoredBecause(dir, who);
+    if (reason !== undefined) ignored.push({ dir, reason });
+    else runs.push(readRun(dir, e.name, who));
+  }
+  ignored.sort((a, b) => compareUtf8(a.dir, b.dir));
+  return { runs: runs.sort(compareRuns), ignored };
+}
+
+/** Why the run dir `dir` of `B` is not `who`'s: its own entry, or its manifest's. */
+function ignoredBecause(dir: string, who: Invoker): Text | undefined {
+  let info: Deno.FileInfo;
+  try {
+    info = Deno.lstatSync(dir);
+  } catch {
+    return undefined; // gone meanwhile: read as incomplete, as before
+  }
+  const own = runEntryProblem(info, who);
+  if (own !== undefined) return own;
+  return manifestProblem(dir, who);
+}
+
+/** The trusted runs of `B`, newest first ({@linkcode scanRuns}); none when `B` is absent. */
+export function readRuns(backups: string): Run[] {
+  return scanRuns(backups).runs;
+}
+
+/**
+ * One line on stderr per run dir of `B` that is not trusted, or one for all of them when `B`
+ * itself is not: `⚠️ ignoring <dir>: <reason> - never selected, restored or pruned`,
+ * `⚠️ ignoring every run in <B>: <reason>`.
+ */
+export function warnIgnored(scan: RunScan, backups: string, reporter: Reporter): void {
+  if (scan.untrustedRoot !== undefined) {
+    reporter.err(text`⚠️ ignoring every run in ${backups}: ${scan.untrustedRoot}`);
+  }
+  for (const r of scan.ignored) {
+    reporter.err(text`⚠️ ignoring ${r.dir}: ${r.reason} - never selected, restored or pruned`);
+  }
 }
 
 /**
@@ -359,7 +431,10 @@ export function pruneRuns(
   reporter: Reporter,
   now: number = Date.now(),
 ): string[] {
-  const runs = readRuns(backups);
+  const scan = scanRuns(backups);
+  // Another user's run is neither counted nor removed: named, and left alone.
+  warnIgnored(scan, backups, reporter);
+  const runs = scan.runs;
   // The new run is one of the kept ones wherever it lives, however its path was spelled.
   const isNew = sameRunDirAs(justWritten, backups);
   const others = layerRuns(runs, layer, root).filter((r) => !isNew(r));

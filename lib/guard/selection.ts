@@ -23,8 +23,11 @@ import {
   type Run,
   runGroups,
   sameRootAs,
+  scanRuns,
+  warnIgnored,
   warnIncomplete,
 } from "./runs.ts";
+import { requireTrustedRunDir } from "./run_owner.ts";
 
 const SUFFIX = "_context-slim";
 
@@ -129,6 +132,7 @@ export function resolveSpec(
 
 /** The layer and root a run dir's manifest gives, checked against a `--project`/`--global` flag. */
 export function describeRun(runDir: string, flag: Layer | undefined, roots: GuardRoots): ChosenRun {
+  requireTrustedRunDir(runDir);
   const head = readRun(runDir).head;
   if (flag !== undefined && head !== undefined && head.layer !== flag) {
     throw new UsageError(
@@ -146,13 +150,23 @@ export function describeRun(runDir: string, flag: Layer | undefined, roots: Guar
 }
 
 /**
+ * The trusted runs of `B`, after one line for each run dir ignored as another user's and one for
+ * the incomplete runs (`references/context-guard.md#whose-runs-are-trusted`).
+ */
+function scannedRuns(backups: string, reporter: Reporter): Run[] {
+  const scan = scanRuns(backups);
+  warnIgnored(scan, backups, reporter);
+  warnIncomplete(scan.runs, backups, reporter);
+  return scan.runs;
+}
+
+/**
  * The one run of `verify`, `verify-deleted` and a layer- or file-bound `restore`: `--run-dir`, else
  * the selector (default `last`) within the flagged layer, or the layer the files imply.
  */
 export function chooseRun(roots: GuardRoots, request: RunRequest, reporter: Reporter): ChosenRun {
   if (request.runDir !== undefined) return describeRun(request.runDir, request.layer, roots);
-  const runs = readRuns(roots.backups);
-  warnIncomplete(runs, roots.backups, reporter);
+  const runs = scannedRuns(roots.backups, reporter);
   const layer = request.layer ?? impliedLayer(request.files, roots);
   return describeRun(resolveSpec(runs, roots, request.selector ?? "last", layer), layer, roots);
 }
@@ -167,8 +181,7 @@ export function chooseRunGroups(
   spec: string | undefined,
   reporter: Reporter,
 ): string[] {
-  const runs = readRuns(roots.backups);
-  warnIncomplete(runs, roots.backups, reporter);
+  const runs = scannedRuns(roots.backups, reporter);
   const groups = runGroups(runs, roots);
   const chosen = spec === undefined || spec === "last"
     ? groups.slice(0, 1)

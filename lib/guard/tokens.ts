@@ -9,7 +9,7 @@
  * @module
  */
 
-import { extractExtendedTokens } from "./tokens_ext.ts";
+import { extractExtendedTokens, stripTrailingPunctuation } from "./tokens_ext.ts";
 import { sortUtf8 } from "../sort.ts";
 import { UsageError } from "../errors.ts";
 import { text } from "../text.ts";
@@ -57,7 +57,7 @@ export function extractBaseTokens(line: string): string[] {
 function addClassTokens(cls: BaseClass, text: string, add: (token: string) => void): void {
   cls.regex.lastIndex = 0;
   for (const m of text.matchAll(cls.regex)) {
-    add(cls.prefix + (cls.strip ? m[0].replace(/[.,;:]+$/, "") : m[0]));
+    add(cls.prefix + (cls.strip ? stripTrailingPunctuation(m[0]) : m[0]));
   }
 }
 

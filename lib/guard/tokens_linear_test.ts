@@ -1,4 +1,4 @@
-// Every token class is linear (references/context-guard.md#extraction, GUIDE: "every regex is
+// Every token class is linear, post-processing included (references/context-guard.md#extraction, GUIDE: "every regex is
 // linear on adversarial input"): each base and ext class runs on 1 MB lines built to make a
 // backtracking pattern retry at every position — a run of one class character without the
 // class's anchor, or an anchor repeated without its tail. A linear class takes milliseconds on
@@ -45,6 +45,11 @@ const LINES: Record<string, string> = {
   "keyword prefixes (kw:, lneg:)": fill("NEVE"),
   "word fragments (lneg:)": fill("neve "),
   "Cyrillic (cyr:)": fill("ж"),
+  // Post-processing too: a run of strip characters that does not end the token (issue 29 item 10).
+  "a slash, dots, then a letter (path: strip)": fill(".", "a/", "x"),
+  "a slash, mixed punctuation, then a letter (path: strip)": fill(".,;:", "a/", "x"),
+  "!=, dots, then a letter (neg: strip)": fill(".", "!=", "x"),
+  "a URL, dots, then a letter (url: strip)": fill(".", "http://h", "x"),
 };
 
 const WORKER = `

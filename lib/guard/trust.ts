@@ -12,12 +12,14 @@
  * @module
  */
 
+import { ownPrivate } from "../_fs/owner.ts";
 import { readRegular } from "../_fs/read.ts";
 import { createFileExclusive } from "../_fs/write.ts";
 import { UsageError } from "../errors.ts";
 import { envValue } from "../paths.ts";
 import { text } from "../text.ts";
 import { asFileSystemError } from "./errors.ts";
+import { runOwner } from "./run_owner.ts";
 
 /** The environment variable that makes `snapshot` take a snapshot-trust run: `snapshot`. */
 export const TRUST_ENV = "CTXKIT_GUARD_TRUST";
@@ -54,8 +56,16 @@ export function writeTrustMarker(runDir: string): void {
 
 /** True when `runDir` was taken in snapshot-trust mode (its marker is a regular file, no link). */
 export function isTrustRun(runDir: string): boolean {
+  const owner = runOwner();
+  if (owner === undefined) return false;
   try {
-    const bytes = readRegular(trustMarkerPath(runDir), { follow: false, maxBytes: 64 });
+    // Like every file read from a run, the invoking user's own or nothing
+    // (references/context-guard.md#whose-runs-are-trusted).
+    const bytes = readRegular(trustMarkerPath(runDir), {
+      follow: false,
+      maxBytes: 64,
+      ownedBy: (info) => ownPrivate(info, owner),
+    });
     return new TextDecoder().decode(bytes).replace(/\n+$/, "") === SNAPSHOT_TRUST;
   } catch {
     return false; // absent, a link, unreadable: not a trust run (the safe side)

@@ -84,7 +84,9 @@ const REFUSALS: Readonly<Record<ReadRefusal, string>> = {
   "not-regular": "Not a regular file",
   symlink: "Is a symbolic link",
   changed: "File changed while being opened",
+  modified: "File changed while being read",
   "too-large": "File too large",
+  foreign: "Not the user's own file",
 };
 
 function reasonOf(e: unknown): string {

@@ -8,7 +8,7 @@ import { listRegularFiles } from "../../_fs/dirs.ts";
 import { text } from "../../text.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import type { GuardRoots } from "../roots.ts";
-import { readRuns, sameRootAs } from "../runs.ts";
+import { sameRootAs, scanRuns, warnIgnored } from "../runs.ts";
 
 /** One row of `list`. */
 export interface BackupRow {
@@ -23,12 +23,14 @@ export interface BackupRow {
 /**
  * context-guard `list`: a Markdown table of the runs of this project root and of the global root,
  * plus incomplete runs (layer `?`, they belong to no one yet), newest first. Other projects' runs
- * are not shown.
+ * are not shown, nor another user's (one line names each, as every command that reads runs does).
  */
 export function list(roots: GuardRoots, reporter: Reporter = silentReporter): BackupRow[] {
   const isProject = sameRootAs(() => roots.project);
   const isGlobal = sameRootAs(() => roots.global);
-  const rows = readRuns(roots.backups).filter((r) => {
+  const scan = scanRuns(roots.backups);
+  warnIgnored(scan, roots.backups, reporter);
+  const rows = scan.runs.filter((r) => {
     const h = r.head;
     if (h === undefined) return true;
     return h.layer === "project" ? isProject.run(h) : isGlobal.run(h);

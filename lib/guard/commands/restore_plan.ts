@@ -7,13 +7,12 @@
  * @module
  */
 
-import { hashFile } from "../../_fs/read.ts";
 import { joinRoot } from "../../paths.ts";
 import { text } from "../../text.ts";
 import { displacedRoot } from "../displace.ts";
 import { alreadyRestored, judgeRestore } from "../ownership.ts";
 import type { Reporter } from "../report.ts";
-import { readRunState } from "../run_state.ts";
+import { stateUndo } from "../run_state.ts";
 import { restoreOverride } from "../trust.ts";
 import { requireForceTargets, type RestoreOptions, restoreRunDirs } from "./restore.ts";
 import { selectCopies } from "./restore_run.ts";
@@ -27,14 +26,6 @@ export interface RestorePlan {
   runs: Array<{ runDir: string; verdict: PlanVerdict }>;
   /** What the restore itself would exit with: 0 when every run dir would be restored, else 1. */
   exitCode: number;
-}
-
-function hashOrUndefined(path: string): string | undefined {
-  try {
-    return hashFile(path, { follow: false }).sha256;
-  } catch {
-    return undefined;
-  }
 }
 
 /** Plan one run dir: its lines, and its verdict. */
@@ -72,15 +63,17 @@ function planRunDir(
     }
   }
   // A whole run restored also puts its ratchet state back (references/context-guard.md#ratchet-state).
-  const state = files.length === 0 && !refused ? readRunState(runDir) : undefined;
-  if (state !== undefined && state.written_sha256 !== null) {
-    if (hashOrUndefined(state.path) !== state.written_sha256) {
-      reporter.out(text`WOULD_KEEP: ${state.path} (changed since this run wrote it)`);
-    } else if (state.existed) {
-      reporter.out(text`WOULD_OVERWRITE: ${state.path}`);
-    } else {
-      reporter.out(text`WOULD_DELETE: ${state.path} (the ratchet state this run wrote)`);
-    }
+  const undo = files.length === 0 && !refused ? stateUndo(runDir, root) : undefined;
+  if (undo?.action === "keep") {
+    reporter.out(
+      undo.linked === undefined
+        ? text`WOULD_KEEP: ${undo.path} (changed since this run wrote it)`
+        : text`WOULD_KEEP: ${undo.path} (refusing to write through ${undo.linked})`,
+    );
+  } else if (undo?.action === "restore") {
+    reporter.out(text`WOULD_OVERWRITE: ${undo.path}`);
+  } else if (undo?.action === "remove") {
+    reporter.out(text`WOULD_DELETE: ${undo.path} (the ratchet state this run wrote)`);
   }
   const verdict = refused ? "refused" : "ok";
   reporter.out(text`DRY_RUN_RESULT: ${verdict} (${runDir})`);

@@ -254,7 +254,7 @@ export async function restoreRunDir(
     }
   }
   // The state line comes first: callers read the label line as the last line per run dir.
-  if (mismatches === 0 && files.length === 0) restoreRunState(runDir, reporter);
+  if (mismatches === 0 && files.length === 0) restoreRunState(runDir, root, reporter);
   reporter.out(text`${label}: ${mismatches} mismatches, 0 missing from snapshot (${runDir})`);
   return {
     runDir,

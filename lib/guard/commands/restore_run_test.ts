@@ -16,7 +16,7 @@ import { renderManifest } from "../manifest.ts";
 import { writeDraftRecord } from "../ownership.ts";
 import { collectingReporter } from "../report.ts";
 import type { Layer } from "../roots.ts";
-import { keepStateBefore, noteStateWritten } from "../run_state.ts";
+import { keepStateBefore, rootStatePath } from "../run_state.ts";
 import { restoreRunDir } from "./restore_run.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
 
@@ -69,10 +69,10 @@ Deno.test("restoreRunDir puts every manifest file back under the manifest's root
   writeDraftRecord(f.runDir, "CLAUDE.md", sha("draft\n"));
   Deno.removeSync(f.path("rules/a.md"));
   writeDraftRecord(f.runDir, "rules/a.md", "MISSING");
-  const state = `${f.root}/state.json`;
-  keepStateBefore(f.runDir, state);
+  const state = rootStatePath(f.root);
+  mkdirSync(dirname(state), { recursive: true });
+  keepStateBefore(f.runDir, state, sha("{}\n"));
   writeFileSync(state, "{}\n");
-  noteStateWritten(f.runDir, sha("{}\n"));
   const out = collectingReporter();
   const r = await restoreRunDir(f.runDir, "ROLLBACK_VERIFIED", [], out);
   assert.deepEqual(r, {
@@ -103,10 +103,10 @@ Deno.test("restoreRunDir with named files restores only those, resolved against 
     writeFileSync(f.path(rel), "draft\n");
     writeDraftRecord(f.runDir, rel, sha("draft\n"));
   }
-  const state = `${f.root}/state.json`;
-  keepStateBefore(f.runDir, state);
+  const state = rootStatePath(f.root);
+  mkdirSync(dirname(state), { recursive: true });
+  keepStateBefore(f.runDir, state, sha("{}\n"));
   writeFileSync(state, "{}\n");
-  noteStateWritten(f.runDir, sha("{}\n"));
   const out = collectingReporter();
   const r = await restoreRunDir(f.runDir, "RESTORE_VERIFIED", [f.path("b.md")], out);
   assert.deepEqual(r.restored, ["b.md"]);

@@ -146,12 +146,15 @@ function gitGate(
     root,
     ownRepositoryEnv(),
   );
-  if (status.status === 0 && status.stdout === "") {
+  // A status that fails (a full disk: index.lock cannot be written) is git failing, never "dirty"
+  // with no line (references/context-guard.md#snapshot).
+  if (status.status !== 0) throw gitFailure(root, status.stderr);
+  if (status.stdout === "") {
     reporter.out(text`GIT-COVERED: ${tracked.length} tracked target(s), clean`);
     return true;
   }
-  const porcelain = status.stdout === "" ? [] : status.stdout.replace(/\n$/, "").split("\n");
-  const lines = porcelain.length === 0 ? "" : `${porcelain.join("\n")}\n`;
+  const porcelain = status.stdout.replace(/\n$/, "").split("\n");
+  const lines = `${porcelain.join("\n")}\n`;
   throw new DirtyTreeError(
     root,
     porcelain,

@@ -7,10 +7,12 @@
  */
 
 import { firstLine } from "../../_fs/errors.ts";
-import { isFileFollow, physicalPath, refusedBySandbox } from "../../_fs/inspect.ts";
+import { existsFollow, isFileFollow, physicalPath, refusedBySandbox } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
-import { writeFileAtomic } from "../../_fs/write.ts";
+import { fsyncDirectories, writeFileAtomic } from "../../_fs/write.ts";
+import { makeDirsBelow, parentsOf } from "../../_fs/dirs.ts";
+import { Sha256 } from "../../_fs/sha256.ts";
 import { dirname, isBelow, logicalCwd, normalizeLexical } from "../../paths.ts";
 import { text, verbatim } from "../../text.ts";
 import {
@@ -21,8 +23,9 @@ import {
   StateWriteError,
 } from "../errors.ts";
 import { writePathProblem } from "../run_dir.ts";
-import { keepStateBefore, noteStateWritten } from "../run_state.ts";
-import { layerRuns, readRuns } from "../runs.ts";
+import { keepStateBefore, rootStatePath } from "../run_state.ts";
+import { layerRuns, type Run, scanRuns, warnIgnored } from "../runs.ts";
+import type { Reporter } from "../report.ts";
 import {
   buildStateDocument,
   countOnce,
@@ -88,14 +91,25 @@ function checkStatePath(shown: string, abs: string, root: string): void {
   throw new StateWriteError(shown, `${PROBLEMS[problem.problem]}${where}`);
 }
 
-function writeStateFile(path: string, abs: string, root: string, content: string): string {
+/**
+ * Make the missing directories of `path` below `root` (`0777` minus the umask: ordinary project
+ * directories), never through a link; returns those made.
+ */
+function makeStateDirs(path: string, root: string): string[] {
+  // From the nearest existing ancestor of the root: a root that does not exist yet is made too.
+  let base = root;
+  while (!existsFollow(base) && base !== "/") base = dirname(base);
+  return makeDirsBelow(base, dirname(path));
+}
+
+function writeStateFile(path: string, abs: string, root: string, content: string): string[] {
   checkStatePath(path, abs, root);
-  let sha256: string;
+  let made: string[];
   try {
-    Deno.mkdirSync(dirname(abs), { recursive: true });
+    made = makeStateDirs(abs, root);
     checkStatePath(path, abs, root); // nothing was linked in meanwhile
     // 0666 minus the umask: the state file is an ordinary project file, not a private backup.
-    sha256 = writeFileAtomic(abs, content, { mode: 0o666 }).sha256;
+    writeFileAtomic(abs, content, { mode: 0o666 });
   } catch (e) {
     if (e instanceof StateWriteError) throw e;
     throw new StateWriteError(path, firstLine(e));
@@ -109,7 +123,7 @@ function writeStateFile(path: string, abs: string, root: string, content: string
   if (!StateDocumentSchema.safeParse(reread).success) {
     throw new StateWriteError(path, "written file does not match the state schema");
   }
-  return sha256;
+  return made;
 }
 
 /**
@@ -144,7 +158,12 @@ export interface StateContext {
  * of the root, so restoring that run puts it back. Usage problems are {@linkcode UsageError}s, a
  * rejected scan a {@linkcode ScanRejectedError}, a refused path a {@linkcode StateWriteError}.
  */
-export function writeState(options: StateOptions, path: string, context: StateContext): void {
+export async function writeState(
+  options: StateOptions,
+  path: string,
+  context: StateContext,
+  reporter: Reporter,
+): Promise<void> {
   if (options.mode === "") throw new UsageError(text`state needs --mode`);
   checkScanInput("--before", options.before);
   checkScanInput("--after", options.after);
@@ -178,13 +197,21 @@ export function writeState(options: StateOptions, path: string, context: StateCo
   const root = normalizeLexical(context.root, logicalCwd());
   const checkRoot = isBelow(abs, root) ? root : dirname(abs);
   checkStatePath(path, abs, checkRoot);
-  const run = layerRuns(readRuns(context.backups), "project", root)[0];
-  if (run !== undefined) keepStateBefore(run.dir, abs);
-  const sha256 = writeStateFile(
-    path,
-    abs,
-    checkRoot,
-    renderStateDocument(StateDocumentSchema.parse(doc)),
-  );
-  if (run !== undefined) noteStateWritten(run.dir, sha256);
+  const content = renderStateDocument(StateDocumentSchema.parse(doc));
+  // Only the root's own state file belongs to its run: the run keeps the file as it was and, before
+  // the write, the hash it is about to write (references/context-guard.md#ratchet-state).
+  let run: Run | undefined;
+  if (abs === rootStatePath(root)) {
+    const scan = scanRuns(context.backups);
+    warnIgnored(scan, context.backups, reporter);
+    run = layerRuns(scan.runs, "project", root)[0];
+  }
+  const made: string[] = [];
+  if (run !== undefined) {
+    const sha256 = new Sha256().update(new TextEncoder().encode(content)).hex();
+    made.push(...keepStateBefore(run.dir, abs, sha256));
+  }
+  made.push(...writeStateFile(path, abs, checkRoot, content));
+  // Every directory made is in its parent for good before `STATE: written` is printed.
+  await fsyncDirectories(parentsOf(made));
 }

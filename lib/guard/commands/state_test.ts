@@ -2,6 +2,7 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { FileSystemError, ScanRejectedError } from "../errors.ts";
+import { collectingReporter } from "../report.ts";
 import { UsageError } from "../../errors.ts";
 import { stateExists, statePath, writeState } from "./state.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
@@ -15,7 +16,7 @@ Deno.test("statePath: --out, then --root, then the project root", () => {
   assert.equal(statePath({ root: "" }, "/p"), "/p/.claude/brewtools/context-slim/state.json");
 });
 
-Deno.test("writeState: names the first missing input, rejects a bad scan, writes the document", () => {
+Deno.test("writeState: names the first missing input, rejects a bad scan, writes the document", async () => {
   const dir = makeTempDir("ctxkit-state-");
   const scan = join(dir, "scan.json");
   writeFileSync(
@@ -26,24 +27,29 @@ Deno.test("writeState: names the first missing input, rejects a bad scan, writes
   writeFileSync(bad, '{"scan_issues":[1],"files":[],"totals":{"grand":{"tokens":0}}}');
   const out = join(dir, "out", "state.json");
   const ctx = { root: dir, backups: join(dir, "backups") };
+  const quiet = collectingReporter();
   const usage = (options: Parameters<typeof writeState>[0], message: string) =>
-    assert.throws(() => writeState(options, out, ctx), (e: unknown) => {
+    assert.rejects(() => writeState(options, out, ctx, quiet), (e: unknown) => {
       assert.ok(e instanceof UsageError);
       assert.equal(e.message, message);
       return true;
     });
-  usage({ mode: "", before: scan, after: scan }, "state needs --mode");
-  usage({ mode: "m", before: "", after: "" }, "state needs --before <context-scan JSON>");
-  usage({ mode: "m", before: scan, after: "" }, "state needs --after <context-scan JSON>");
-  usage({ mode: "m", before: scan, after: dir }, `cannot read --after ${dir}: not a regular file`);
-  assert.throws(
-    () => writeState({ mode: "m", before: join(dir, "missing.json"), after: scan }, out, ctx),
+  await usage({ mode: "", before: scan, after: scan }, "state needs --mode");
+  await usage({ mode: "m", before: "", after: "" }, "state needs --before <context-scan JSON>");
+  await usage({ mode: "m", before: scan, after: "" }, "state needs --after <context-scan JSON>");
+  await usage(
+    { mode: "m", before: scan, after: dir },
+    `cannot read --after ${dir}: not a regular file`,
+  );
+  await assert.rejects(
+    () =>
+      writeState({ mode: "m", before: join(dir, "missing.json"), after: scan }, out, ctx, quiet),
     (e: unknown) =>
       e instanceof FileSystemError && e.exitCode === 2 &&
       e.message === `cannot read --before ${join(dir, "missing.json")}: No such file or directory`,
   );
-  assert.throws(
-    () => writeState({ mode: "m", before: bad, after: scan }, out, ctx),
+  await assert.rejects(
+    () => writeState({ mode: "m", before: bad, after: scan }, out, ctx, quiet),
     (e: unknown) => {
       assert.ok(e instanceof ScanRejectedError);
       assert.equal(e.path, bad);
@@ -55,7 +61,9 @@ Deno.test("writeState: names the first missing input, rejects a bad scan, writes
     },
   );
   assert.equal(stateExists(out), false);
-  writeState({ mode: "slim", before: scan, after: scan, now: new Date(2026, 0, 1) }, out, ctx);
+  const now = new Date(2026, 0, 1);
+  await writeState({ mode: "slim", before: scan, after: scan, now }, out, ctx, quiet);
+  assert.deepEqual(quiet.lines, []);
   assert.equal(stateExists(out), true);
   const doc = JSON.parse(readFileSync(out, "utf8"));
   assert.equal(doc.mode, "slim");

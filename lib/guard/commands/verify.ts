@@ -6,7 +6,7 @@
  */
 
 import { UsageError } from "../../errors.ts";
-import { text } from "../../text.ts";
+import { type Text, text } from "../../text.ts";
 import { errorText, ManifestError, SnapshotDamagedError } from "../errors.ts";
 import { ledgerCoverage as bindLedger, loadLedger } from "../ledger.ts";
 import { readManifest } from "../manifest.ts";
@@ -62,7 +62,7 @@ export interface VerifyResult {
  * `undefined` when the run has no readable manifest (the gate then runs as text-guard's does; a
  * rollback would die on the manifest).
  */
-function recordedHashes(runDir: string): Map<string, string | undefined> | undefined {
+export function recordedHashes(runDir: string): Map<string, string | undefined> | undefined {
   try {
     return new Map(readManifest(runDir).files.map((f) => [f.path, f.sha256]));
   } catch (e) {
@@ -85,6 +85,11 @@ function ledgerCoverage(
     fileTokens: (bytes) => tokenSet(bytes, alphabet),
     lines: (bytes) => splitLines(decodeText(bytes)),
   });
+}
+
+/** The last line when a run's copies are damaged: nothing verified, nothing restored. */
+export function runDamagedLine(runDir: string): Text {
+  return text`RUN: FAILED - snapshot incomplete or damaged; nothing verified, current bytes preserved (${runDir})`;
 }
 
 /** The last line of a failed run: every file back, or recovery incomplete. */
@@ -126,9 +131,7 @@ export async function verify(
     if (!(e instanceof SnapshotDamagedError)) throw e;
     // A damaged copy gates nothing and restores nothing: the run stays as it is.
     reporter.err(errorText(e));
-    reporter.err(
-      text`RUN: FAILED - snapshot incomplete or damaged; nothing verified, current bytes preserved (${runDir})`,
-    );
+    reporter.err(runDamagedLine(runDir));
     return { runDir, gate: { files: [], filesFailed: 0 }, damaged: e.rels, passed: false };
   }
   const gate = {

@@ -16,7 +16,13 @@ import { existsNoFollow, isFileFollow } from "../../_fs/inspect.ts";
 import { readRegular } from "../../_fs/read.ts";
 import { UsageError } from "../../errors.ts";
 import { joinText, text } from "../../text.ts";
-import { PathRefusedError, SnapshotMissingError } from "../errors.ts";
+import {
+  errorText,
+  PathRefusedError,
+  SnapshotDamagedError,
+  SnapshotMissingError,
+} from "../errors.ts";
+import { sha256Hex } from "../../_fs/sha256.ts";
 import { writeDraftRecord } from "../ownership.ts";
 import { type Reporter, silentReporter } from "../report.ts";
 import { type GuardRoots, resolveLogical, resolvePhysical, textGuardRoot } from "../roots.ts";
@@ -28,15 +34,10 @@ import {
   snapshotCopyPath,
 } from "../run_dir.ts";
 import { chooseRun } from "../selection.ts";
-import {
-  GATE_MAX_BYTES,
-  gateMisses,
-  readForGate,
-  refuseTooLarge,
-  reportMisses,
-} from "../stage/verify.ts";
+import { gateMisses, reportMisses } from "../stage/verify.ts";
+import { GATE_MAX_BYTES, readForGate, refuseTooLarge } from "../gate_input.ts";
 import { restoreRunDir, type RunDirRestore } from "./restore_run.ts";
-import { reportRunFailed } from "./verify.ts";
+import { recordedHashes, reportRunFailed, runDamagedLine } from "./verify.ts";
 
 /** Inputs of {@linkcode verifyDeleted}. */
 export interface VerifyDeletedOptions {
@@ -58,8 +59,12 @@ export interface VerifyDeletedOptions {
 
 /** Outcome of {@linkcode verifyDeleted}. */
 export interface VerifyDeletedResult {
-  /** `merged`: every critical token survives; `unproven`: the whole run was rolled back. */
-  outcome: "merged" | "unproven";
+  /**
+   * `merged`: every critical token survives; `unproven`: the whole run was rolled back;
+   * `damaged`: the deleted file's copy differs from its manifest hash — nothing proven, nothing
+   * written.
+   */
+  outcome: "merged" | "unproven" | "damaged";
   /** The whole-run rollback, when the merge was unproven. */
   rollback?: RunDirRestore;
 }
@@ -163,6 +168,15 @@ export async function verifyDeleted(
   refuseTooLarge(copy, physical.rel);
   const standIn = concatenate(survivors);
   const snapshot = readForGate(copy, physical.rel);
+  // A copy that is not the one the manifest recorded proves nothing: checked as verify checks it,
+  // before anything is written (references/context-guard.md#verify-deleted).
+  const recorded = recordedHashes(runDir);
+  if (recorded !== undefined && recorded.get(physical.rel) !== sha256Hex(snapshot)) {
+    const damaged = new SnapshotDamagedError(runDir, [physical.rel]);
+    reporter.err(errorText(damaged));
+    reporter.err(runDamagedLine(runDir));
+    return { outcome: "damaged" };
+  }
 
   // Own the deletion first: a failed proof (or a kill before it ends) can bring the file back.
   const recordPath = draftRecordPath(runDir, physical.rel);

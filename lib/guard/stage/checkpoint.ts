@@ -7,6 +7,7 @@
 
 import { existsNoFollow, isFileFollow } from "../../_fs/inspect.ts";
 import { fsyncDirectories } from "../../_fs/write.ts";
+import { parentsOf } from "../../_fs/dirs.ts";
 import { text } from "../../text.ts";
 import { FileSystemError, PathRefusedError } from "../errors.ts";
 import { inspectCurrent, writeDraftRecord } from "../ownership.ts";
@@ -77,10 +78,12 @@ export async function checkpoint(
     return current.state;
   });
   const dirs = new Set<string>();
+  const made: string[] = [];
   for (const [i, t] of targets.entries()) {
-    dirs.add(writeDraftRecord(runDir, t.rel, states[i], false, dirs));
-    reporter.out(text`CHECKPOINT: ${t.rel}`);
+    dirs.add(writeDraftRecord(runDir, t.rel, states[i], false, dirs, made));
   }
-  await fsyncDirectories(dirs);
+  // The directories made (draft/ and below) are in their parents for good before the lines.
+  await fsyncDirectories(new Set([...dirs, ...parentsOf(made)]));
+  for (const t of targets) reporter.out(text`CHECKPOINT: ${t.rel}`);
   return targets.map((t) => t.rel);
 }

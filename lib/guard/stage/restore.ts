@@ -6,7 +6,7 @@
  * @module
  */
 
-import { LinkedComponentError, makeDirsBelow, removeMadeDirs } from "../../_fs/dirs.ts";
+import { LinkedComponentError, makeDirsBelow, parentsOf, removeMadeDirs } from "../../_fs/dirs.ts";
 import { isDirectoryFollow } from "../../_fs/inspect.ts";
 import {
   fsyncDirectories,
@@ -149,6 +149,8 @@ export async function stageRestore(
         }
       ),
     );
+    // A directory made again is in its parent for good before any RESTORED: line.
+    await fsyncDirectories(parentsOf(made));
   } catch (e) {
     for (const p of pending) p?.abort();
     removeMadeDirs(made);

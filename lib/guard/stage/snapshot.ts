@@ -15,14 +15,8 @@ import {
   physicalPath,
 } from "../../_fs/inspect.ts";
 import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
-import {
-  createFileExclusive,
-  fsyncDirectories,
-  fsyncFiles,
-  type Written,
-} from "../../_fs/write.ts";
+import { createFileExclusive } from "../../_fs/write.ts";
 import { UsageError } from "../../errors.ts";
-import { faultPoint } from "../../faults.ts";
 import { ownRepositoryEnv, runGitPaths } from "../../git.ts";
 import { sortUtf8 } from "../../sort.ts";
 import { basename, dirname, joinRoot, logicalCwd, normalizeLexical } from "../../paths.ts";
@@ -36,15 +30,14 @@ import {
   type RootName,
   textGuardRoot,
 } from "../roots.ts";
-import {
-  linkedDirBelow,
-  linkedRunPath,
-  makeRunDirs,
-  replaceFile,
-  snapshotCopyPath,
-} from "../run_dir.ts";
+import { linkedDirBelow, linkedRunPath, makeRunDirs, replaceFile } from "../run_dir.ts";
 import { writeTrustMarker } from "../trust.ts";
 import { gitFailure, isGitRepo, localStamp } from "./common.ts";
+import { copyTargets, replacedDuringSnapshot, type SnapshotRecord } from "./snapshot_copy.ts";
+
+export type { SnapshotRecord } from "./snapshot_copy.ts";
+import { requireTrustedRunPlace } from "../run_owner.ts";
+import { parentsOf } from "../../_fs/dirs.ts";
 
 /** Inputs of {@linkcode stageSnapshot}. */
 export interface StageSnapshotOptions {
@@ -86,16 +79,6 @@ export interface StageSnapshotOptions {
   trust?: boolean;
 }
 
-/** What a snapshot recorded of one distinct target, by rel. */
-export interface SnapshotRecord {
-  /** The file's permission bits. */
-  mode: number;
-  /** For an accepted link: the physical file it resolved to. */
-  linkTarget?: string;
-  /** Size and hash of the copy as written (hashed while copying: no second pass). */
-  written?: Written;
-}
-
 /** What {@linkcode stageSnapshot} wrote. */
 export interface StageSnapshotResult {
   /** Physical root `T`. */
@@ -122,18 +105,20 @@ function refuseLinkedRunDir(dir: string, base: string | undefined): void {
 }
 
 /**
- * Create `dir` exclusively (0700); false when something already exists there. An OS error is one
- * line naming the run dir (`❌ cannot create directory <dir>: <reason>`, exit 2).
+ * Create `dir` exclusively (0700), missing ancestors included; returns the directories made (the
+ * ancestors, outermost first), or `undefined` when something already exists at `dir`. An OS error
+ * is one line naming the run dir (`❌ cannot create directory <dir>: <reason>`, exit 2).
  */
-function createRunDir(dir: string, base: string | undefined): boolean {
+function createRunDir(dir: string, base: string | undefined): string[] | undefined {
+  let made: string[] = [];
   try {
-    makeRunDirs(dirname(dir), base);
+    made = makeRunDirs(dirname(dir), base);
     Deno.mkdirSync(dir, { mode: 0o700 });
   } catch (e) {
-    if (errorCode(e) === "EEXIST") return false;
+    if (errorCode(e) === "EEXIST") return undefined;
     throw asFileSystemError(e, "create directory", dir);
   }
-  return true;
+  return made;
 }
 
 const IGNORE_LINE = ".claude/reports/";
@@ -183,9 +168,18 @@ function gitignoreUpdate(path: string): { content: Uint8Array; mode: number } | 
 /**
  * Append `.claude/reports/` to `root/.gitignore` once. A concurrent snapshot may create the file
  * between our look and our exclusive create, or replace it between our look and our read: then
- * read it again and update it like any existing one (it most likely holds the line by then).
+ * read it again and update it like any existing one (it most likely holds the line by then). An OS
+ * error names `.gitignore` (`❌ cannot update <T>/.gitignore: <reason>`), never the temp file.
  */
 function appendIgnoreLine(path: string): void {
+  try {
+    updateIgnoreFile(path);
+  } catch (e) {
+    throw asFileSystemError(e, "update", path);
+  }
+}
+
+function updateIgnoreFile(path: string): void {
   for (let attempt = 0; attempt < 10; attempt++) {
     let update: ReturnType<typeof gitignoreUpdate>;
     try {
@@ -302,66 +296,31 @@ export async function stageSnapshot(
   if (options.runDir !== undefined && existsNoFollow(runDir)) throw exists(runDir);
   const ignoreFile = joinRoot(root, ".gitignore");
   if (inGit) checkIgnoreFile(ignoreFile);
-  while (!createRunDir(runDir, base)) {
+  requireTrustedRunPlace(runDir, base);
+  let made = createRunDir(runDir, base);
+  while (made === undefined) {
     if (options.runDir !== undefined) throw exists(runDir);
     runDir = auto(++n); // an auto name taken meanwhile by a concurrent run: next suffix
+    made = createRunDir(runDir, base);
   }
-  if (options.trust) writeTrustMarker(runDir);
-  if (inGit) appendIgnoreLine(ignoreFile);
-  // The run dir is new and ours: copies are created exclusively (a repeated argument replaces its
-  // earlier copy atomically); every copy is synced once all are written, then each directory —
-  // all before RUN_DIR is printed, so a caller never rewrites a file whose copy is not on disk.
-  const dirs = new Set<string>([dirname(runDir), runDir]);
-  const copies: string[] = [];
-  for (const t of targets) {
-    faultPoint("stage.snapshot.between-copies");
-    const copy = snapshotCopyPath(runDir, t.rel);
-    const dir = dirname(copy);
-    if (!dirs.has(dir)) {
-      makeRunDirs(dir, runDir);
-      for (let d = dir; d.length > runDir.length; d = dirname(d)) dirs.add(d);
-    }
-    records.get(t.rel)!.written = writeCopy(copy, t, checked.get(t.rel)!);
-    copies.push(copy);
+  try {
+    if (options.trust) writeTrustMarker(runDir);
+    if (inGit) appendIgnoreLine(ignoreFile);
+    // The ancestors made (a first snapshot's ~/.claude and backups/) are synced into their parents
+    // with the run's own directories, before RUN_DIR: is printed.
+    await copyTargets(runDir, targets, records, checked, parentsOf(made));
+  } catch (e) {
+    // A snapshot that failed leaves no half run: the run dir is this process's own, made above.
+    try {
+      Deno.removeSync(runDir, { recursive: true });
+    } catch { /* left for retention, as a killed snapshot's */ }
+    throw e;
   }
-  await fsyncFiles(copies);
-  await fsyncDirectories(dirs);
   reporter.out(text`ROOT: ${root}`);
   reporter.out(text`SNAPSHOT: ${files.length} files`);
   for (const t of targets) reporter.out(text`  ${t.rel}`);
   reporter.out(text`RUN_DIR: ${runDir}`);
   return { root, runDir, targets, records };
-}
-
-/**
- * Create the copy exclusively (not synced: the caller syncs the batch); a repeated argument finds
- * its earlier copy there and replaces it atomically. Creating first spares a look for a file that
- * is almost never there.
- */
-function writeCopy(copy: string, t: ResolvedPath, checked: Deno.FileInfo): Written {
-  const content = { copyFrom: t.abs, sameAs: checked };
-  try {
-    try {
-      return createFileExclusive(copy, content, 0o600, true, false);
-    } catch (e) {
-      if (errorCode(e) !== "EEXIST") throw e;
-      return replaceFile(copy, content, { mode: 0o600, exactMode: true });
-    }
-  } catch (e) {
-    // A link swapped in, or another file renamed over it, since it was checked: what is there now
-    // was never checked, so nothing of it goes into the backup.
-    if (e instanceof ReadRefusedError) throw replacedDuringSnapshot(t.arg);
-    throw asFileSystemError(e, "snapshot", t.arg);
-  }
-}
-
-/** The file at `f` is no longer the regular file the pre-flight checked. */
-function replacedDuringSnapshot(f: string): PathRefusedError {
-  return new PathRefusedError(
-    f,
-    "replaced",
-    text`${f} was replaced while it was being snapshotted - snapshot it again`,
-  );
 }
 
 /** The one-entry link map that lets `resolvePhysical` accept the link `f` (see `allowLinks`). */

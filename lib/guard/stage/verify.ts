@@ -6,19 +6,25 @@
  */
 
 import { isFileFollow } from "../../_fs/inspect.ts";
-import { ReadRefusedError, readRegular } from "../../_fs/read.ts";
 import { type Text, text } from "../../text.ts";
 import {
-  asFileSystemError,
   PathRefusedError,
   refusalLine,
+  RestoreRefusedError,
   SnapshotDamagedError,
 } from "../errors.ts";
+import { readForGate, refuseTooLarge } from "../gate_input.ts";
 import { sha256Hex } from "../../_fs/sha256.ts";
-import { currentState, judgeRestore, restoreFile } from "../ownership.ts";
+import {
+  currentState,
+  type JudgedRestore,
+  judgeRestore,
+  recheckRestore,
+  restoreFile,
+} from "../ownership.ts";
 import { refusalHint } from "../refusal.ts";
 import { restoreDisplacing } from "../displace.ts";
-import { restoreOverride } from "../trust.ts";
+import { type RestoreOverride, restoreOverride } from "../trust.ts";
 import type { Reporter } from "../report.ts";
 import { manifestLinkLookup } from "../manifest.ts";
 import { type PhysicalDirs, type ResolvedPath, textGuardRoot } from "../roots.ts";
@@ -27,20 +33,14 @@ import { missingTokens, type TokenAlphabet, tokenSet } from "../tokens.ts";
 import { snapshottedTarget, type StageFilesOptions } from "./common.ts";
 
 /**
- * The largest file the token gate reads (both the snapshot copy and the current file): the gate
- * holds both versions and their decoded text in memory.
- */
-export const GATE_MAX_BYTES = 64 * 1024 * 1024;
-
-/**
  * Extra miss coverage for `verify` (context-guard's `--ledger`): given a file with misses, the
  * lines to print after its miss lines and whether every miss is covered.
  */
 export interface MissCoverage {
-  /** Judge the misses of `target` (snapshot copy at `snapshotCopy`). */
+  /** Judge the misses of `target` (its snapshot copy's bytes: `copy`). */
   cover(
     target: ResolvedPath,
-    snapshotCopy: string,
+    copy: Uint8Array,
     misses: readonly string[],
   ): { lines: Text[]; covered: boolean };
 }
@@ -81,24 +81,6 @@ export interface StageVerifyResult {
   filesFailed: number;
 }
 
-/** Read a file for the gate: whole, but only up to {@linkcode GATE_MAX_BYTES}. */
-export function readForGate(path: string, shown: string): Uint8Array {
-  try {
-    return readRegular(path, { maxBytes: GATE_MAX_BYTES });
-  } catch (e) {
-    if (e instanceof ReadRefusedError && e.refusal === "too-large") {
-      throw new PathRefusedError(
-        shown,
-        "too-large",
-        text`too large for the token gate: ${shown} (${
-          e.size ?? 0
-        } bytes; the limit is ${GATE_MAX_BYTES})`,
-      );
-    }
-    throw e instanceof ReadRefusedError ? e : asFileSystemError(e, "read", shown);
-  }
-}
-
 /** The gate's misses: tokens of the snapshot copy the current bytes lack, sorted. */
 export function gateMisses(
   copy: Uint8Array,
@@ -115,17 +97,31 @@ export function reportMisses(rel: string, misses: readonly string[], reporter: R
   for (const m of misses) reporter.out(text`  - ${m}`);
 }
 
-/** Refuse, before anything is read whole, a file above {@linkcode GATE_MAX_BYTES}. */
-export function refuseTooLarge(path: string, shown: string): void {
-  if (tooLarge(path)) readForGate(path, shown);
-}
-
-function tooLarge(path: string): boolean {
+/**
+ * text-guard verify's own restore of a failed file whose ownership was proven (`judged`): the
+ * replacement written and synced beside it, then the file judged again right before the rename,
+ * as every restore does (`references/context-guard.md#concurrency`) — a save that landed meanwhile
+ * is kept. False when refused there.
+ */
+function restoreChecked(
+  runDir: string,
+  t: ResolvedPath,
+  judged: JudgedRestore,
+  copyHash: string | undefined,
+  override: RestoreOverride | undefined,
+): boolean {
+  const recheck = () => {
+    if (!recheckRestore(runDir, t.rel, t.abs, judged, copyHash, override).allowed) {
+      throw new RestoreRefusedError([t.rel]);
+    }
+  };
   try {
-    return Deno.statSync(path).size > GATE_MAX_BYTES;
-  } catch {
-    return false;
+    restoreFile(runDir, t.rel, t.abs, true, undefined, recheck);
+  } catch (e) {
+    if (e instanceof RestoreRefusedError) return false;
+    throw e;
   }
+  return true;
 }
 
 /**
@@ -156,8 +152,9 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
     for (const path of [snapshotCopyPath(runDir, t.rel), t.abs]) refuseTooLarge(path, t.rel);
     targets.push(t);
   }
-  // Every file is gated before any line is printed: a damaged copy found at the last file must
-  // not follow a GATE: PASS of the first (references/context-guard.md#verify).
+  // Every file is gated, and its misses judged against the ledger, before any line is printed: a
+  // damaged copy found at the last file must not follow a GATE: PASS of the first, nor a survivor
+  // that cannot be read a report (references/context-guard.md#verify).
   const damaged: string[] = [];
   const gated = targets.map((t) => {
     const copyBytes = readForGate(snapshotCopyPath(runDir, t.rel), t.rel);
@@ -165,15 +162,18 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
       const want = options.copyHashes.get(t.rel);
       if (want === undefined || sha256Hex(copyBytes) !== want) damaged.push(t.rel);
     }
-    return gateMisses(copyBytes, readForGate(t.abs, t.rel), alphabet);
+    return { copyBytes, misses: gateMisses(copyBytes, readForGate(t.abs, t.rel), alphabet) };
   });
   if (damaged.length > 0) throw new SnapshotDamagedError(runDir, damaged);
+  const judged = targets.map((t, i) => {
+    const { copyBytes, misses } = gated[i];
+    return misses.length === 0 ? undefined : options.coverage?.cover(t, copyBytes, misses);
+  });
   const verdicts: FileVerdict[] = [];
   const override = options.noRestore ? undefined : restoreOverride(runDir);
   let failed = 0;
   for (const [i, t] of targets.entries()) {
-    const copy = snapshotCopyPath(runDir, t.rel);
-    const misses = gated[i];
+    const misses = gated[i].misses;
     reportMisses(t.rel, misses, reporter);
     if (misses.length === 0) {
       reporter.out(text`GATE: PASS`);
@@ -181,9 +181,9 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
       verdicts.push({ target: t, misses, gate: "pass", action: "kept" });
       continue;
     }
-    const judged = options.coverage?.cover(t, copy, misses);
-    if (judged !== undefined) { for (const line of judged.lines) reporter.out(line); }
-    if (judged?.covered) {
+    const coverage = judged[i];
+    if (coverage !== undefined) { for (const line of coverage.lines) reporter.out(line); }
+    if (coverage?.covered) {
       reporter.out(text`GATE: PASS (every miss ledgered)`);
       reporter.out(text`ACTION: kept`);
       verdicts.push({ target: t, misses, gate: "ledgered", action: "kept" });
@@ -195,12 +195,13 @@ export function stageVerify(options: StageVerifyOptions, reporter: Reporter): St
     if (options.noRestore) {
       reporter.out(text`ACTION: kept`);
     } else {
-      const judged = judgeRestore(runDir, t.rel, t.abs, currentState(copy), override);
+      const copyHash = currentState(snapshotCopyPath(runDir, t.rel));
+      const judged = judgeRestore(runDir, t.rel, t.abs, copyHash, override);
       const restored = !judged.allowed
         ? false
         : judged.displace
         ? restoreDisplacing(runDir, t, judged, override, reporter)
-        : (restoreFile(runDir, t.rel, t.abs), true);
+        : restoreChecked(runDir, t, judged, copyHash, override);
       if (restored) {
         reporter.out(text`ACTION: restored`);
         action = "restored";

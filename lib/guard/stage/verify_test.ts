@@ -7,14 +7,8 @@ import { text } from "../../text.ts";
 import { PathRefusedError, SnapshotMissingError } from "../errors.ts";
 import { writeDraftRecord } from "../ownership.ts";
 import { collectingReporter } from "../report.ts";
-import {
-  GATE_MAX_BYTES,
-  gateMisses,
-  readForGate,
-  refuseTooLarge,
-  reportMisses,
-  stageVerify,
-} from "./verify.ts";
+import { gateMisses, reportMisses, stageVerify } from "./verify.ts";
+import { GATE_MAX_BYTES, readForGate, refuseTooLarge } from "../gate_input.ts";
 import { makeTempDir } from "../../../tests/_helpers.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
@@ -128,7 +122,9 @@ Deno.test("stageVerify: misses the coverage ledgers all pass uncounted; any unco
     noRestore: true,
     coverage: {
       cover: (target, copy, misses) => ({
-        lines: misses.map((m) => text`NOTE: ${m} of ${target.rel} (${read(copy).trim()})`),
+        lines: misses.map((m) =>
+          text`NOTE: ${m} of ${target.rel} (${new TextDecoder().decode(copy).trim()})`
+        ),
         covered: target.rel === "a.md",
       }),
     },
