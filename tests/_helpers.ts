@@ -31,7 +31,6 @@ import { dirname, join, resolve } from "node:path";
 import { tmpdir } from "node:os";
 import { binaryFileName, standInBundle } from "../scripts/compile.ts";
 import { type Tool, TOOLS } from "../scripts/tools.ts";
-import { z } from "zod";
 
 /** Repository root (the directory holding deno.json). */
 export const REPO = realpathSync(new URL("..", import.meta.url).pathname);
@@ -272,8 +271,13 @@ export function runnersDenoDir(): string {
   if (denoDir !== undefined) return denoDir;
   const r = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
     .outputSync();
-  denoDir = z.object({ denoDir: z.string() }).parse(JSON.parse(new TextDecoder().decode(r.stdout)))
-    .denoDir;
+  // No zod here: this module is also loaded by runs that have no npm dependencies.
+  const info: unknown = JSON.parse(new TextDecoder().decode(r.stdout));
+  const dir = typeof info === "object" && info !== null && "denoDir" in info
+    ? info.denoDir
+    : undefined;
+  if (typeof dir !== "string") throw new Error("deno info --json names no denoDir");
+  denoDir = dir;
   return denoDir;
 }
 
