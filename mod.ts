@@ -11,7 +11,9 @@
  *   {@linkcode parseScanDocument} (validate a document read back); the document types
  *   {@linkcode ScanDocument}, {@linkcode ScanRow}, {@linkcode ScanIssue}, {@linkcode ScanTotal},
  *   and `--observe`'s {@linkcode ScanObserved} ({@linkcode ScanObservedSource},
- *   {@linkcode ScanObservedSize}).
+ *   {@linkcode ScanObservedSize}; with `--observe-tiers` {@linkcode ScanObservedTiers}: each
+ *   {@linkcode ScanObservedInvocation}, {@linkcode ScanObservedSpawn} and
+ *   {@linkcode ScanObservedAccess}); {@linkcode invocationText}, what invoking a skill sends.
  * - **Guard** an in-place rewrite: {@linkcode guardRoots}, then {@linkcode snapshot},
  *   {@linkcode checkpoint}, {@linkcode verify} (a failed gate rolls the whole run back),
  *   {@linkcode verifyDeleted}, {@linkcode restore}, {@linkcode rollback}, each with its

@@ -34,6 +34,7 @@ import "../lib/prose/flag.ts";
 import "../lib/prose/sanitize.ts";
 import "../lib/prose/schema.ts";
 import "../lib/prose/status.ts";
+import "../lib/prose/trigger.ts";
 import "../lib/random.ts";
 import "../lib/sort.ts";
 import "../lib/text.ts";

@@ -1,10 +1,12 @@
 /**
  * Fault injection for the reliability suite: named checkpoints on the write paths where a test can
- * make the process die with SIGKILL, as a crash or an impatient user would.
+ * make the process die with SIGKILL, as a crash or an impatient user would — or stop there with
+ * SIGSTOP, as a process stalled by swap, a slow NFS server or a debugger would.
  *
  * A test sets `CTXKIT_FAULT_POINT=<name>` (die at the first hit) or `<name>:<N>` (die at the N-th
- * hit, 1-based) in the child's environment. Without it every {@linkcode faultPoint} is a cheap no-op:
- * the variable is read once per process, and a missing env permission means "no faults".
+ * hit, 1-based) in the child's environment, and `CTXKIT_FAULT_SIGNAL=SIGSTOP` to stop there
+ * instead (the test resumes it with SIGCONT). Without it every {@linkcode faultPoint} is a cheap
+ * no-op: the variables are read once per process, and a missing env permission means "no faults".
  *
  * @module
  */
@@ -33,12 +35,18 @@ function readSpec(): FaultSpec | undefined {
   }
 }
 
+/** The signal a fault point sends: `SIGSTOP` when `CTXKIT_FAULT_SIGNAL` says so, else `SIGKILL`. */
+export function parseFaultSignal(value: string | undefined): "SIGKILL" | "SIGSTOP" {
+  return value === "SIGSTOP" ? "SIGSTOP" : "SIGKILL";
+}
+
 let spec: FaultSpec | undefined | null = null;
 let hits = 0;
 
 /**
  * A named checkpoint on a write path. When `CTXKIT_FAULT_POINT` selects this name (and hit count),
- * the process is killed on the spot with SIGKILL: no `finally`, no cleanup, no exit line.
+ * the process is killed on the spot with SIGKILL: no `finally`, no cleanup, no exit line (or, with
+ * `CTXKIT_FAULT_SIGNAL=SIGSTOP`, stopped there until a SIGCONT).
  *
  * @example
  * ```ts ignore
@@ -49,8 +57,8 @@ let hits = 0;
 export function faultPoint(name: string): void {
   if (spec === null) spec = readSpec();
   if (spec === undefined || spec.name !== name) return;
-  if (++hits < spec.hit) return;
-  Deno.kill(Deno.pid, "SIGKILL");
+  if (++hits !== spec.hit) return; // SIGSTOP resumes: only the selected hit stops
+  Deno.kill(Deno.pid, parseFaultSignal(Deno.env.get("CTXKIT_FAULT_SIGNAL")));
 }
 
 /** The names of every checkpoint placed in the sources (documentation and tests iterate these). */

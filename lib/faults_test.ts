@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { FAULT_POINTS, parseFaultSpec } from "./faults.ts";
+import { FAULT_POINTS, parseFaultSignal, parseFaultSpec } from "./faults.ts";
 import { makeTempDir } from "../tests/_helpers.ts";
 
 Deno.test("parseFaultSpec: name, name:N, and malformed values turn faults off", () => {
@@ -32,9 +32,9 @@ Deno.test("every documented fault point is placed in exactly one source line", (
   }
 });
 
-function runScript(env: Record<string, string>, permissions: string[]) {
-  const dir = makeTempDir("ctxkit-faults-");
-  const script = join(dir, "probe.ts");
+/** A script that prints 1, 2, 3, passing the fault point `probe` before each. */
+function probeScript(): string {
+  const script = join(makeTempDir("ctxkit-faults-"), "probe.ts");
   writeFileSync(
     script,
     `import { faultPoint } from ${
@@ -42,8 +42,12 @@ function runScript(env: Record<string, string>, permissions: string[]) {
     };\n` +
       `for (let i = 1; i <= 3; i++) { faultPoint("probe"); console.log(i); }\n`,
   );
+  return script;
+}
+
+function runScript(env: Record<string, string>, permissions: string[]) {
   return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--no-prompt", ...permissions, script],
+    args: ["run", "--no-prompt", ...permissions, probeScript()],
     env,
     clearEnv: true,
     stdout: "piped",
@@ -73,4 +77,29 @@ Deno.test("faultPoint is a no-op for another name, without the variable, and wit
     assert.equal(r.code, 0, new TextDecoder().decode(r.stderr));
     assert.equal(new TextDecoder().decode(r.stdout), "1\n2\n3\n");
   }
+});
+
+Deno.test("CTXKIT_FAULT_SIGNAL=SIGSTOP stops the process at the point; SIGCONT resumes it (issue 30.4)", async () => {
+  assert.equal(parseFaultSignal("SIGSTOP"), "SIGSTOP");
+  for (const other of [undefined, "", "SIGTERM", "sigstop"]) {
+    assert.equal(parseFaultSignal(other), "SIGKILL", String(other));
+  }
+  const script = probeScript();
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "--no-prompt", "--allow-env", script],
+    env: { CTXKIT_FAULT_POINT: "probe:2", CTXKIT_FAULT_SIGNAL: "SIGSTOP" },
+    clearEnv: true,
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  // Stopped (state T in /proc) once it reached the second hit.
+  const state = () => Deno.readTextFileSync(`/proc/${child.pid}/stat`).split(") ")[1][0];
+  for (const deadline = Date.now() + 60_000; state() !== "T";) {
+    if (Date.now() > deadline) throw new Error("never stopped");
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  child.kill("SIGCONT");
+  const out = await child.output();
+  assert.equal(out.code, 0);
+  assert.equal(new TextDecoder().decode(out.stdout), "1\n2\n3\n");
 });

@@ -8,31 +8,37 @@
  */
 
 import * as z from "zod/mini";
+import { CLAUDE_HOOKS } from "../lib/prose/hooks.ts";
 
 /** The wrapper's path as Claude Code expands it in a plugin's commands and hooks. */
 export function proseWrapperRef(skill: string): string {
   return `\${CLAUDE_PLUGIN_ROOT}/skills/${skill}/scripts/prose.sh`;
 }
 
-/** Seconds a prose hook may run (the first `npx` run fetches Deno; later runs take milliseconds). */
-export const HOOK_TIMEOUT_S = 30;
+/**
+ * Seconds a prose hook may run: the first `npx` run fetches Deno (later runs take milliseconds),
+ * so no hook gets less than this, nor less than the documented block gives it (`CLAUDE_HOOKS`).
+ */
+export const HOOK_TIMEOUT_S: number = Math.max(30, ...CLAUDE_HOOKS.map((h) => h.timeout));
 
 /**
- * The hook commands, by event: every prompt may activate the flag, every response consumes a
- * turn, the end of a session ends a `session` flag. Output is discarded and failure ignored: exit 2
- * of a `UserPromptSubmit` hook would block the prompt, and its stdout would enter the context
+ * The hook commands, by event: the events and `prose` arguments of the documented hook block
+ * (`CLAUDE_HOOKS` in `lib/prose/hooks.ts`, the one list of them) run through the wrapper — every
+ * prompt may activate the flag, every response consumes a turn, the end of a session ends a
+ * `session` flag. Output is discarded and failure ignored: exit 2 of a `UserPromptSubmit` hook
+ * would block the prompt, and its stdout would enter the context
  * (`references/prose.md#ready-to-copy-claude-code-hook-setup`).
  */
 export function proseHookCommands(skill: string): Record<string, string> {
-  const run = (args: string) =>
-    `bash "${proseWrapperRef(skill)}" ${args} </dev/null >/dev/null 2>&1 || true`;
-  return {
-    UserPromptSubmit: `bash "${
-      proseWrapperRef(skill)
-    }" match --hook-input --activate >/dev/null 2>&1 || true`,
-    Stop: run("consume"),
-    SessionEnd: run("session-end"),
-  };
+  const commands: Record<string, string> = {};
+  for (const { event, args } of CLAUDE_HOOKS) {
+    // `match --hook-input` reads the prompt on stdin; the others read nothing.
+    const stdin = args.includes("--hook-input") ? "" : " </dev/null";
+    commands[event] = `bash "${proseWrapperRef(skill)}" ${
+      args.join(" ")
+    }${stdin} >/dev/null 2>&1 || true`;
+  }
+  return commands;
 }
 
 const HookSchema = z.looseObject({ type: z.optional(z.string()), command: z.optional(z.string()) });

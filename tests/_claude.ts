@@ -3,7 +3,8 @@
  * that a fresh network namespace can be made here, and one observation of a fixture through
  * context-scan's own sandboxed observer. Every `claude` a test starts goes through
  * {@linkcode observeFixture}, which always runs it inside a fresh network namespace (only
- * loopback in it); a test never starts `claude` any other way.
+ * loopback in it) — or, for the user's own `/name` prompts, through `tests/_user_prompts.ts`, in
+ * the same namespace; a test never starts `claude` any other way.
  *
  * @module
  */
@@ -16,6 +17,7 @@ import {
   observeSandboxed,
   unshareArguments,
 } from "../lib/scan/observe/run.ts";
+import type { ObservePlan } from "../lib/scan/observe/script.ts";
 import { baseEnv, toolArgv } from "./_helpers.ts";
 
 let namespaceProbe: Promise<string | undefined> | undefined;
@@ -107,6 +109,10 @@ export interface FixtureObservation {
   readonly hooks?: boolean;
   /** Extra environment. */
   readonly env?: Readonly<Record<string, string>>;
+  /** A tier observation's script (the session then runs to its end). */
+  readonly plan?: ObservePlan;
+  /** The deadline in milliseconds (default 120 s). */
+  readonly timeoutMs?: number;
   /**
    * A folder laid over `/etc` in the observation's own mount namespace (an overlay, so its
    * `claude-code/` is the managed policy Claude Code reads; the machine's `/etc` is untouched).
@@ -152,7 +158,8 @@ export async function observeFixture(
       cwd: fixture.root,
       pluginDirs: fixture.pluginDirs ?? [],
       hooks: fixture.hooks ?? false,
-      timeoutMs: 60_000,
+      timeoutMs: fixture.timeoutMs ?? 120_000,
+      ...(fixture.plan === undefined ? {} : { plan: fixture.plan }),
       env: {
         ...baseEnv(),
         HOME: fixture.home,

@@ -444,6 +444,21 @@ function scratch(): string {
   return scratchRoot;
 }
 
+/** Every path below `dir` with its size and mtime: a snapshot to prove nothing was written. */
+export function snapshot(dir: string): string[] {
+  const out: string[] = [];
+  const walk = (d: string) => {
+    for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name < b.name ? -1 : 1)) {
+      const p = `${d}/${e.name}`;
+      const st = Deno.lstatSync(p);
+      out.push(`${p} ${st.size} ${st.mtime?.getTime()}`);
+      if (st.isDirectory) walk(p);
+    }
+  };
+  walk(dir);
+  return out;
+}
+
 /** A fresh physical temp directory (symlink-free path), removed with the test process's scratch. */
 export function makeTempDir(prefix = "ctxkit-"): string {
   return realpathSync(mkdtempSync(join(scratch(), prefix)));

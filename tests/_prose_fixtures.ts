@@ -166,3 +166,46 @@ export async function spawnServe(
     },
   };
 }
+
+/** A second uid's process started by {@linkcode startAsUser}. */
+export interface UserProcess {
+  /** Kill it (SIGKILL) and wait until it is gone. */
+  stop: () => Promise<void>;
+}
+
+/**
+ * Start `run` (a second uid's deno, from `denoAsUser` in `tests/_helpers.ts`) with `args` more
+ * arguments; resolve once the first thing it prints on stdout matches `ready` (it is then doing
+ * what the test needs: listening, flooding…). Its stderr is discarded.
+ */
+export async function startAsUser(
+  run: { command: string[]; env: Record<string, string> },
+  args: string[],
+  ready: RegExp,
+): Promise<UserProcess> {
+  const [program, ...argv] = run.command;
+  const child = new Deno.Command(program, {
+    args: [...argv, ...args],
+    clearEnv: true,
+    env: run.env,
+    stdin: "null",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const stop = async () => {
+    try {
+      child.kill("SIGKILL");
+    } catch { /* already gone */ }
+    await child.status;
+    await child.stdout.cancel().catch(() => {});
+  };
+  const reader = child.stdout.getReader();
+  const first = await reader.read();
+  reader.releaseLock();
+  const said = new TextDecoder().decode(first.value);
+  if (!ready.test(said)) {
+    await stop();
+    throw new Error(`the second uid's process said ${JSON.stringify(said)}, not ${ready}`);
+  }
+  return { stop };
+}

@@ -32,23 +32,12 @@ import { LISTING_FIXTURES } from "./_diff_fixtures_listing.ts";
 import { SETUP_FIXTURES } from "./_diff_fixtures_setups.ts";
 import { LISTING_BUDGET, LOADING_RULES } from "../lib/scan/loading_rules.ts";
 import { catalogOf, pluginsOf, realRepos } from "./_real_repos.ts";
+import { rulesAndFixtures } from "./_rules.ts";
 
 const FIXTURES: Fixture[] = [...TEXT_FIXTURES, ...LISTING_FIXTURES, ...SETUP_FIXTURES];
 
 Deno.test("differential: every rule names fixtures that exist, and every fixture observes a rule", () => {
-  const names = FIXTURES.map((f) => f.name);
-  const matches = (pattern: string, name: string) =>
-    pattern.endsWith("*") ? name.startsWith(pattern.slice(0, -1)) : name === pattern;
-  const covered = new Set<string>();
-  for (const rule of LOADING_RULES) {
-    for (const pattern of rule.test.split(", ")) {
-      const hit = names.filter((n) => matches(pattern, n));
-      assert.ok(hit.length > 0, `${rule.rule.slice(0, 40)}…: no fixture ${pattern}`);
-      for (const n of hit) covered.add(n);
-    }
-  }
-  assert.deepEqual(names.filter((n) => !covered.has(n)), []);
-  assert.equal(new Set(names).size, names.length, "fixture names are unique");
+  assert.deepEqual(rulesAndFixtures(LOADING_RULES, FIXTURES.map((f) => f.name)), []);
 });
 
 Deno.test("differential: an empty fixture lists only Claude Code's built-ins, as the model counts them", async () => {

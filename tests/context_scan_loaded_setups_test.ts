@@ -68,11 +68,13 @@ Deno.test("--plugin-dir: a plugin's skill bodies, their references and its agent
   assert.deepEqual(
     doc.files.filter((f) => f.root === "plugin")
       .map((f) => [f.path.slice(base.length + 1), f.tier, f.loading, f.bytes, f.loaded_bytes]),
+    // What an invocation, a read of the reference and a spawn send (references/context-scan.md#tier-rules):
+    // the body "the body\n", the Read result "1\treference text\n2\t", the trimmed agent body.
     [
-      ["plug/skills/alpha/SKILL.md", "per-invocation", "invoked-skill", 36, 36],
+      ["plug/skills/alpha/SKILL.md", "per-invocation", "invoked-skill", 36, 9],
       ["plug/skills/alpha/SKILL.md", "always-on", "skill-listing", 20, 20],
-      ["plug/skills/alpha/references/api.md", "per-invocation", "on-demand", 15, 15],
-      ["plug/agents/pa.md", "per-spawn", "selected-agent", 58, 58],
+      ["plug/skills/alpha/references/api.md", "per-invocation", "on-demand", 15, 19],
+      ["plug/agents/pa.md", "per-spawn", "selected-agent", 58, 14],
       ["plug/agents/pa.md", "always-on", "agent-listing", 43, 43],
     ],
   );
@@ -117,7 +119,7 @@ Deno.test("--loaded: an installed plugin is counted like a --plugin-dir, its row
     withGlobal.files.filter((f) => f.root === "plugin")
       .map((f) => [f.path.slice(base.length + 1), f.tier, f.name, f.loaded_bytes]),
     [
-      ["cfg/plugins/cache/mk/ip/1.0.0/skills/s/SKILL.md", "per-invocation", undefined, 33],
+      ["cfg/plugins/cache/mk/ip/1.0.0/skills/s/SKILL.md", "per-invocation", undefined, 2],
       ["cfg/plugins/cache/mk/ip/1.0.0/skills/s/SKILL.md", "always-on", "ip:s", 18],
     ],
   );

@@ -21,17 +21,17 @@ const EXAMPLE_LOADED = `{
   "measurement": {"scope": "potential-inventory", "token_proxy": "bytes/4", "actual_loading_observed": false},
   "files": [
     {"path":"/home/u/demo/CLAUDE.md","root":"project","tier":"always-on","kind":"file","bytes":17,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":16,"loaded_tokens":4,"limits":[],"category":"memory-files"},
-    {"path":"/home/u/demo/.claude/rules/api/scoped.md","root":"project","tier":"always-on","kind":"file","bytes":46,"tokens":11,"estimated":false,"loading":"path-scoped-rule","loaded_bytes":0,"loaded_tokens":0,"limits":["path-scoped"],"category":"memory-files"},
+    {"path":"/home/u/demo/.claude/rules/api/scoped.md","root":"project","tier":"always-on","kind":"file","bytes":46,"tokens":11,"estimated":false,"loading":"path-scoped-rule","loaded_bytes":0,"loaded_tokens":0,"limits":["path-scoped"],"category":"memory-files","on_access_bytes":16},
     {"path":"/home/u/demo/.claude/rules/style.md","root":"project","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"unscoped-rule","loaded_bytes":17,"loaded_tokens":4,"limits":[],"category":"memory-files"},
     {"path":"/home/u/demo/.claude/convention/naming.txt","root":"project","tier":"always-on","kind":"file","bytes":19,"tokens":4,"estimated":false,"loading":"import-or-read-required","loaded_bytes":0,"loaded_tokens":0,"limits":["import-only"],"category":"memory-files"},
     {"path":"/home/u/demo/tools/hooks/lib/inject.mjs","root":"project","tier":"always-on","kind":"hook-payload","bytes":14,"tokens":3,"estimated":true,"loading":"runtime-dependent","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":"hooks"},
-    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"per-spawn","kind":"file","bytes":99,"tokens":24,"estimated":false,"loading":"selected-agent","loaded_bytes":99,"loaded_tokens":24,"limits":[],"category":null},
+    {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"per-spawn","kind":"file","bytes":99,"tokens":24,"estimated":false,"loading":"selected-agent","loaded_bytes":16,"loaded_tokens":4,"limits":["frontmatter-stripped"],"category":null},
     {"path":"/home/u/demo/.claude/agents/reviewer.md","root":"project","tier":"always-on","kind":"field:description","bytes":32,"tokens":8,"estimated":false,"loading":"agent-listing","loaded_bytes":59,"loaded_tokens":14,"limits":[],"category":"agents","name":"reviewer"},
-    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"per-spawn","kind":"file","bytes":42,"tokens":10,"estimated":false,"loading":"selected-agent","loaded_bytes":42,"loaded_tokens":10,"limits":[],"category":null},
+    {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"per-spawn","kind":"file","bytes":42,"tokens":10,"estimated":false,"loading":"selected-agent","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":null},
     {"path":"/home/u/demo/tools/agents/helper.md","root":"project","tier":"always-on","kind":"field:description","bytes":15,"tokens":3,"estimated":false,"loading":"agent-listing","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":"agents"},
-    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"per-invocation","kind":"file","bytes":32,"tokens":8,"estimated":false,"loading":"invoked-skill","loaded_bytes":32,"loaded_tokens":8,"limits":[],"category":null},
+    {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"per-invocation","kind":"file","bytes":32,"tokens":8,"estimated":false,"loading":"invoked-skill","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":null},
     {"path":"/home/u/demo/tools/skills/demo/SKILL.md","root":"project","tier":"always-on","kind":"field:description","bytes":21,"tokens":5,"estimated":false,"loading":"skill-listing","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":"skills"},
-    {"path":"/home/u/demo/tools/skills/demo/references/guide.md","root":"project","tier":"per-invocation","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"on-demand","loaded_bytes":18,"loaded_tokens":4,"limits":[],"category":null},
+    {"path":"/home/u/demo/tools/skills/demo/references/guide.md","root":"project","tier":"per-invocation","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"on-demand","loaded_bytes":0,"loaded_tokens":0,"limits":["not-loaded"],"category":null},
     {"path":"/home/u/.claude/projects/-home-u-demo/memory/MEMORY.md","root":"project","tier":"always-on","kind":"file","bytes":20,"tokens":5,"estimated":false,"loading":"memory-index-limited","loaded_bytes":19,"loaded_tokens":4,"limits":[],"category":"memory-files"},
     {"path":"/home/u/.claude/projects/-home-u-demo/memory/topic.md","root":"project","tier":"always-on","kind":"file","bytes":31,"tokens":7,"estimated":false,"loading":"on-demand","loaded_bytes":0,"loaded_tokens":0,"limits":["on-demand"],"category":"memory-files"},
     {"path":"/home/u/.claude/CLAUDE.md","root":"global","tier":"always-on","kind":"file","bytes":18,"tokens":4,"estimated":false,"loading":"startup-instruction","loaded_bytes":17,"loaded_tokens":4,"limits":[],"category":"memory-files"}
@@ -40,9 +40,9 @@ const EXAMPLE_LOADED = `{
   ],
   "totals": {
     "always-on": {"files": 11, "bytes": 251, "tokens": 58, "loaded": {"files": 5, "bytes": 128, "tokens": 30}},
-    "per-spawn": {"files": 2, "bytes": 141, "tokens": 34, "loaded": {"files": 2, "bytes": 141, "tokens": 34}},
-    "per-invocation": {"files": 2, "bytes": 50, "tokens": 12, "loaded": {"files": 2, "bytes": 50, "tokens": 12}},
-    "grand": {"files": 15, "bytes": 442, "tokens": 104, "loaded": {"files": 9, "bytes": 319, "tokens": 76}}
+    "per-spawn": {"files": 2, "bytes": 141, "tokens": 34, "loaded": {"files": 1, "bytes": 16, "tokens": 4}},
+    "per-invocation": {"files": 2, "bytes": 50, "tokens": 12, "loaded": {"files": 0, "bytes": 0, "tokens": 0}},
+    "grand": {"files": 15, "bytes": 442, "tokens": 104, "loaded": {"files": 6, "bytes": 144, "tokens": 34}}
   },
   "categories": {
     "system-prompt": {"files": 0, "bytes": 0, "tokens": 0},
@@ -61,9 +61,9 @@ tokens = bytes/4; loaded = what Claude Code 2.1.332 sends (observed rules)
 
 TIER              FILES     TOKENS     LOADED
 always-on            11         58         30
-per-spawn             2         34         34
-per-invocation        2         12         12
-total                15        104         76
+per-spawn             2         34          4
+per-invocation        2         12          0
+total                15        104         34
 
 AT SESSION START, AS /context GROUPS IT
 CATEGORY        SOURCES     LOADED
@@ -75,22 +75,32 @@ Hooks' context        0          0
 
 HEAVIEST 10 ROWS (by loaded tokens)
              tokens   loaded  tier            path
-  ████████       24       24  per-spawn       .claude/agents/reviewer.md
-  █████           8       14  always-on       …/agents/reviewer.md [listing]
-  ███            10       10  per-spawn       tools/agents/helper.md
-  ███             8        8  per-invocation  tools/skills/demo/SKILL.md
-  █               5        4  always-on       …SLUG/memory/MEMORY.md
-  █               4        4  always-on       CLAUDE.md
-  █               4        4  always-on       .claude/rules/style.md
-  █               4        4  per-invocation  …/skills/demo/references/guide.md
-  █               4        4  always-on       ~/.claude/CLAUDE.md
+  ████████        8       14  always-on       …/agents/reviewer.md [listing]
+  ██             24        4  per-spawn       .claude/agents/reviewer.md
+  ██              5        4  always-on       …SLUG/memory/MEMORY.md
+  ██              4        4  always-on       CLAUDE.md
+  ██              4        4  always-on       .claude/rules/style.md
+  ██              4        4  always-on       ~/.claude/CLAUDE.md
                  11        0  always-on       .claude/rules/api/scoped.md
+                 10        0  per-spawn       tools/agents/helper.md
+                  8        0  per-invocation  tools/skills/demo/SKILL.md
+                  7        0  always-on       …SLUG/memory/topic.md
 
 LIMITS THAT FIRED
-  not-loaded                3  outside Claude Code's layout: never loaded
+  not-loaded                6  outside Claude Code's layout: never loaded
+  frontmatter-stripped      1  YAML frontmatter not sent
   import-only               1  not auto-loaded, only via @import; 0 at start
   on-demand                 1  loads only when read; 0 at start-up
   path-scoped               1  loads when a matching file is read; 0 at start
+
+WHEN IT LOADS (tokens: the model's, then what Claude Code sent)
+      model  observed  source
+         30         -  at start-up: the files' text (observed: whole request)
+          -         -  with every prompt: 0 hook files (sized only when run)
+  PER SPAWN (agents): 1 file, 4 tokens
+          4         -  .claude/agents/reviewer.md
+  ON ACCESS (rules and subfolders' files): 1 file, 4 tokens
+          4         -  .claude/rules/api/scoped.md
 
 SCAN ISSUES (0)
   none: the inventory is complete
@@ -213,12 +223,13 @@ Deno.test("--loaded rules: each import its own row, 4 hops, imports in code, cyc
     ".claude/rules/nested/deep/scoped.md file 0 path-scoped",
     `.claude/rules/plain.md file ${trimmed(".claude/rules/plain.md")}`,
     ".claude/memory/MEMORY.md file 0 not-loaded",
-    `.claude/skills/long/SKILL.md file ${size(".claude/skills/long/SKILL.md")}`,
+    // The body an invocation sends ("body\n"), not the file.
+    ".claude/skills/long/SKILL.md file 5 frontmatter-stripped",
     // "- long: " + 1,535 units + "…" (3 bytes) + "\n"
     `.claude/skills/long/SKILL.md field:description ${8 + 1535 + 3 + 1} description-capped`,
-    `.claude/skills/manual/SKILL.md file ${size(".claude/skills/manual/SKILL.md")}`,
+    ".claude/skills/manual/SKILL.md file 5 frontmatter-stripped user-invoked-only",
     ".claude/skills/manual/SKILL.md field:description 0 not-listed",
-    `.claude/skills/plain/SKILL.md file ${size(".claude/skills/plain/SKILL.md")}`,
+    ".claude/skills/plain/SKILL.md file 5 frontmatter-stripped",
     ".claude/skills/plain/SKILL.md field:description 19", // "- plain: short one\n"
     `${memoryPath}/MEMORY.md file ${
       kept.length + 2 + warning.length
@@ -441,7 +452,19 @@ Deno.test("--plugin-dir DIR (repeatable): a plugin's listing entries, namespaced
       ["/plug/hooks/hooks.json", "hook-context", undefined, 42, "hooks"],
     ],
   );
-  assert.deepEqual(plugin.at(-1)?.limits, ["hook-runtime"]);
+  // What invoking each skill and command, and spawning the agent, sends (the body "b\n").
+  assert.deepEqual(
+    doc.files.filter((f) => f.root === "plugin" && f.tier !== "always-on")
+      .map((f) => [f.path.slice(base.length), f.loading, f.loaded_bytes]),
+    [
+      ["/plug/skills/alpha/SKILL.md", "invoked-skill", 2],
+      ["/plug/agents/pa.md", "selected-agent", 1],
+      ["/other/skills/beta/SKILL.md", "invoked-skill", 2],
+      ["/plug/commands/go.md", "invoked-command", 2],
+    ],
+  );
+  const hooks = plugin.find((f) => f.path.endsWith("/hooks.json"));
+  assert.deepEqual([hooks?.limits, hooks?.fires], [["hook-runtime"], ["start-up"]]);
   // The plugin folder opened as a project: its layout lists nothing
   const asProject = clean(scan(["--root", "plug", "--loaded"], { cwd: base, env }));
   assert.deepEqual(

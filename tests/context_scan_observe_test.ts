@@ -9,7 +9,7 @@
  * installed.
  */
 import assert from "node:assert/strict";
-import { baseEnv, git, makeTempDir, toolArgv, writeTree } from "./_helpers.ts";
+import { baseEnv, git, makeTempDir, snapshot, toolArgv, writeTree } from "./_helpers.ts";
 import { namespaceAvailable, observedClaude } from "./_claude.ts";
 import { scan, type ScanRun } from "./context_scan_fixtures.ts";
 import { pluginsOf } from "./_real_repos.ts";
@@ -22,21 +22,6 @@ import type { ScanObserved, ScanObservedSource } from "../lib/scan/schema.ts";
 /** Claude Code's memory slug of `root`. */
 function claudeSlug(root: string): string {
   return root.replace(/[^A-Za-z0-9]/g, "-");
-}
-
-/** Every path below `dir` with its size and mtime: a snapshot to prove nothing was written. */
-function snapshot(dir: string): string[] {
-  const out: string[] = [];
-  const walk = (d: string) => {
-    for (const e of [...Deno.readDirSync(d)].sort((a, b) => a.name < b.name ? -1 : 1)) {
-      const p = `${d}/${e.name}`;
-      const st = Deno.lstatSync(p);
-      out.push(`${p} ${st.size} ${st.mtime?.getTime()}`);
-      if (st.isDirectory) walk(p);
-    }
-  };
-  walk(dir);
-  return out;
 }
 
 /** A fixture with every kind of source and listing entry (`references/context-scan.md#observed`). */

@@ -360,3 +360,107 @@ Deno.test("30 concurrent consumes while the file system stamps every lock 60 s a
   );
   assert.equal(JSON.parse(readFileSync(flagPath(root), "utf8")).ttl.value, 10);
 });
+
+// --- issue 30: a killed holder's lock is broken at once; a stalled holder's never -----------------
+
+/** The state letter of process `pid` (`T` when stopped), from /proc. */
+function processState(pid: number): string {
+  return Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1][0];
+}
+
+/** Start `prose args` stopped with SIGSTOP at `point`; resolves once it is stopped there. */
+async function stoppedAt(
+  point: string,
+  args: string[],
+  env: Record<string, string>,
+): Promise<Deno.ChildProcess> {
+  const [program, ...argv] = toolArgv("prose");
+  const child = new Deno.Command(program, {
+    args: [...argv, ...args],
+    clearEnv: true,
+    env: { ...baseEnv(), ...env, CTXKIT_FAULT_POINT: point, CTXKIT_FAULT_SIGNAL: "SIGSTOP" },
+    stdin: "null",
+    stdout: "piped",
+    stderr: "piped",
+  }).spawn();
+  for (const deadline = Date.now() + 60_000; processState(child.pid) !== "T";) {
+    if (Date.now() > deadline) throw new Error(`prose ${args.join(" ")} never reached ${point}`);
+    await new Promise((r) => setTimeout(r, 10));
+  }
+  return child;
+}
+
+Deno.test({
+  name:
+    "a consume stalled between its check and its rename keeps its lock: no other consume takes the same turn (issue 30.4)",
+  ignore: !existsSync("/proc/self"),
+}, async () => {
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "10", "turns"]).code, 0);
+  const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+  // A has read the flag, written its temp file and compared: it stops right before the rename,
+  // as a process stalled by swap, a slow NFS server or SIGSTOP does.
+  const a = await stoppedAt("prose.flag.before-rename", ["consume", "--local"], env);
+  // B runs to its end while A stays stalled, far longer than any age could make A's lock stale.
+  const b = await proseCapped(["consume", "--local"], env);
+  Deno.kill(a.pid, "SIGCONT");
+  const ar = await a.output();
+  const dec = new TextDecoder();
+  assert.equal(ar.code, 0, dec.decode(ar.stderr));
+  assert.equal(
+    lines(dec.decode(ar.stdout))[0],
+    "PROSE: action=consume result=decremented remaining=9",
+  );
+  // B never took A's turn: it waited for the live holder and gave up, taking nothing.
+  assert.equal(b.code, 1, b.stdout + b.stderr);
+  assert.equal(lines(b.stdout)[0], "PROSE: action=consume result=refused reason=busy");
+  assert.equal(JSON.parse(readFileSync(flagPath(root), "utf8")).ttl.value, 9);
+  // A stall that ends while the other consume still waits: both take their own turn.
+  const a2 = await stoppedAt("prose.flag.before-rename", ["consume", "--local"], env);
+  const b2 = runToolAsync("prose", ["consume", "--local"], { env });
+  Deno.kill(a2.pid, "SIGCONT");
+  const a2r = await a2.output();
+  const b2r = await b2;
+  const got = [lines(dec.decode(a2r.stdout))[0], lines(b2r.stdout)[0]].sort();
+  assert.deepEqual(got, [
+    "PROSE: action=consume result=decremented remaining=7",
+    "PROSE: action=consume result=decremented remaining=8",
+  ]);
+  assert.equal(JSON.parse(readFileSync(flagPath(root), "utf8")).ttl.value, 7);
+  assert.deepEqual(readdirSync(join(root, "prose")), [".active"], "no lock, no temp file left");
+});
+
+Deno.test("a killed command's lock never holds session-end, under the shebang's grants (issue 30.1)", async () => {
+  if (!TARGET_TAKES_DENO_FLAGS) return; // a binary runs with -A only
+  const root = freshRoot();
+  assert.equal(prose(root, ["on", "session"]).code, 0);
+  const env = { CELLM_DIR: root, CTXKIT_NOW_MS: String(NOW) };
+  // Killed with SIGKILL while it holds the lock (just before the rename of its write).
+  const killed = await runToolAsync("prose", ["level", "minimal", "--local"], {
+    env: { ...env, CTXKIT_FAULT_POINT: "prose.flag.before-rename" },
+  });
+  assert.notEqual(killed.code, 0);
+  const lock = join(root, "prose", ".lock");
+  assert.equal(existsSync(lock), true, "the killed command left its lock");
+  // The lock is kept looking fresh, as a live holder's would: only the holder being gone can
+  // break it (no /proc under these grants, and no age).
+  const fresh = setInterval(() => {
+    const t = new Date(Date.now() + 1000);
+    try {
+      Deno.utimeSync(lock, t, t);
+    } catch { /* broken */ }
+  }, 50);
+  try {
+    // Asynchronous: the interval above keeps running while session-end waits.
+    const r = await runToolAsync("prose", ["session-end", "--local"], {
+      env,
+      permissions: ["--allow-read", "--allow-write", "--allow-env"],
+    });
+    assert.equal(r.code, 0, r.stdout + r.stderr);
+    assert.equal(out(r)[0], "PROSE: action=session-end result=cleared");
+  } finally {
+    clearInterval(fresh);
+  }
+  assert.equal(existsSync(flagPath(root)), false);
+  assert.equal(existsSync(lock), false);
+});

@@ -6,7 +6,7 @@
  * deadline kills (the deadline only guards against a hang: every run that ends is awaited).
  */
 import assert from "node:assert/strict";
-import { writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { baseEnv, makeTempDir, REPO, toolArgv } from "./_helpers.ts";
@@ -74,7 +74,7 @@ const INPUTS = [
  * token boundaries, matches something non-empty — tried at each one by itself, so it plainly ends.
  */
 function oracle(text: string, pattern: string, caseInsensitive: boolean): string | null {
-  const word = "[\\p{Script=Latin}0-9_]";
+  const word = "[\\p{Script=Latin}\\p{M}0-9_]";
   const re = new RegExp(`(?<!${word})(?:${pattern})(?!${word})`, caseInsensitive ? "yui" : "yu");
   const at = (i: number) => String.fromCodePoint(text.codePointAt(i)!);
   for (let i = 0; i <= text.length; i += i < text.length ? at(i).length : 1) {
@@ -123,19 +123,26 @@ async function runBounded(
 
 Deno.test("matchTrigger ends on every pattern shape and input, with the whole-token answer", async () => {
   const config = pathToFileURL(join(REPO, "lib", "prose", "config.ts")).href;
+  const trigger = pathToFileURL(join(REPO, "lib", "prose", "trigger.ts")).href;
   const cases = PATTERNS.flatMap((pattern) =>
     [true, false].flatMap((caseInsensitive) =>
       INPUTS.map((input) => ({ pattern, caseInsensitive, input }))
     )
   );
   const source = `
-import { defaultConfig, matchTrigger } from ${JSON.stringify(config)};
+import { defaultConfig } from ${JSON.stringify(config)};
+import { matchTrigger, stopTriggerWorker } from ${JSON.stringify(trigger)};
 const cases = ${JSON.stringify(cases)};
-const tokens = cases.map(({ pattern, caseInsensitive, input }) => {
+const tokens = [];
+for (const { pattern, caseInsensitive, input } of cases) {
   const config = defaultConfig();
   config.trigger = { enabled: true, caseInsensitive, pattern };
-  return matchTrigger(input, config).token;
-});
+  // A budget far above any of these cases' (they are linear): only a hang would reach it.
+  const m = await matchTrigger(input, config, 60_000);
+  if (m.timedOut) throw new Error("timed out: " + pattern);
+  tokens.push(m.token);
+}
+stopTriggerWorker();
 console.log(JSON.stringify(tokens));
 `;
   const file = join(makeTempDir("prose-match-"), "child.ts");
@@ -184,4 +191,76 @@ Deno.test("the UserPromptSubmit hook answers on the reported prompts (match --ho
     assert.equal(r.stdout, `${line}\n`);
   });
   await Promise.all(runs);
+});
+
+Deno.test("a trigger pattern known to backtrack is refused at config load, naming it (issue 30.3)", async () => {
+  const root = freshRoot();
+  writeConfig(root, JSON.stringify({ trigger: { enabled: true, pattern: "(\\w+\\s?)+mode" } }));
+  const r = await runBounded(
+    [...toolArgv("prose"), "match", "--text", "a".repeat(40), "--local"],
+    { CELLM_DIR: root },
+  );
+  assert.equal(r.hung, false, "match hung on a backtracking pattern");
+  assert.equal(r.code, 2, r.stderr);
+  assert.equal(r.stdout, "");
+  assert.equal(
+    r.stderr.split("\n")[0],
+    `PROSE-ERROR: code=config field=trigger.pattern ${
+      join(root, "prose", "config.json")
+    }: "(\\\\w+\\\\s?)+" repeats a group that repeats inside it, which can take minutes on one prompt; write it without the nested repetition`,
+  );
+});
+
+Deno.test("any other pattern has a hard bound: a prompt it would hold for minutes is no match, with a warning (issue 30.3)", async () => {
+  const root = freshRoot();
+  // Not refused at load (no nested repetition), yet exponential in a backtracking engine.
+  writeConfig(root, JSON.stringify({ trigger: { enabled: true, pattern: "(\\w|\\d)+mode" } }));
+  // A prompt holding a 40-character identifier, as in the report.
+  const prompt = `rename ${"1".repeat(40)} please`;
+  const r = await runBounded(
+    [...toolArgv("prose"), "match", "--hook-input", "--activate", "--local"],
+    { CELLM_DIR: root },
+    JSON.stringify({ prompt }),
+  );
+  assert.equal(r.hung, false, "match held the prompt");
+  assert.equal(r.code, 1, r.stderr);
+  assert.equal(r.stdout, "PROSE: match=no reason=trigger-timeout\n");
+  assert.equal(
+    r.stderr,
+    "PROSE-WARN: trigger.pattern searched this prompt for more than 1000 ms; no match (write it as a list of words)\n❌ FAILED EXIT:1\n",
+  );
+  assert.equal(existsSync(join(root, "prose", ".active")), false, "nothing was activated");
+  // The same pattern still matches where it can.
+  const ok = await runBounded(
+    [...toolArgv("prose"), "match", "--text", "say x1mode now", "--local"],
+    { CELLM_DIR: root },
+  );
+  assert.equal(ok.stdout, "PROSE: match=yes token=x1mode\n");
+});
+
+Deno.test("prosélytisme is no match in NFC or NFD, and --activate activates nothing (issue 30.5)", async () => {
+  const root = freshRoot();
+  writeConfig(root, JSON.stringify({ trigger: { enabled: true } }));
+  for (const form of ["NFC", "NFD"] as const) {
+    const word = "prosélytisme".normalize(form);
+    const text = await runBounded(
+      [...toolArgv("prose"), "match", "--text", word, "--local"],
+      { CELLM_DIR: root },
+    );
+    assert.equal(text.stdout, "PROSE: match=no\n", form);
+    assert.equal(text.code, 1, form);
+    const hook = await runBounded(
+      [...toolArgv("prose"), "match", "--hook-input", "--activate", "--local"],
+      { CELLM_DIR: root },
+      JSON.stringify({ prompt: `un ${word} discret` }),
+    );
+    assert.equal(hook.stdout, "PROSE: match=no\n", form);
+    assert.equal(existsSync(join(root, "prose", ".active")), false, form);
+  }
+  // The word itself, accents or not, still switches it on.
+  const yes = await runBounded(
+    [...toolArgv("prose"), "match", "--text", "en prose, s'il vous plaît", "--local"],
+    { CELLM_DIR: root },
+  );
+  assert.equal(yes.stdout, "PROSE: match=yes token=prose\n");
 });

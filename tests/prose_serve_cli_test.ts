@@ -9,12 +9,14 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import {
+  baseEnv,
   lines,
   makeTempDir,
   removeDir,
   runTool,
   runToolAsync,
   skipWithoutDenoFlags,
+  toolArgv,
 } from "./_helpers.ts";
 import { spawnServe } from "./_prose_fixtures.ts";
 import { type RunningServer, startProseServer } from "../lib/prose/server.ts";
@@ -153,6 +155,57 @@ Deno.test("serve: busy port → rc 1 code=port-in-use; bad database → rc 1 cod
     }
   } finally {
     busy.close();
+    removeDir(root);
+  }
+});
+
+Deno.test("serve refuses a state directory every reader refuses (code=token, rc 1), writing nothing there (issue 30.6)", async () => {
+  const { root, dir } = freshRoot();
+  Deno.chmodSync(dir, 0o770); // insecure-dir for every reader of serve.json
+  const private_ = makeTempDir("prose-db-");
+  try {
+    // Bounded: a server that starts anyway is killed after a minute, and the test fails.
+    const [program, ...argv] = toolArgv("prose");
+    const out = await new Deno.Command(program, {
+      args: [...argv, "serve", "--port", "0", "--db", join(private_, "m.db")],
+      clearEnv: true,
+      env: { ...baseEnv(), CELLM_DIR: root },
+      stdin: "null",
+      stdout: "piped",
+      stderr: "piped",
+      signal: AbortSignal.timeout(60_000),
+    }).output();
+    const r = {
+      code: out.code,
+      stdout: new TextDecoder().decode(out.stdout),
+      stderr: new TextDecoder().decode(out.stderr),
+    };
+    assert.equal(r.code, 1, r.stdout + r.stderr);
+    assert.equal(r.stdout, "");
+    assert.equal(
+      lines(r.stderr)[0],
+      `PROSE-ERROR: code=token cannot write the token file ${join(dir, "serve.json")}: ${dir}: ` +
+        "the prose directory is group- or world-writable; chmod 700 it",
+    );
+    assert.equal(lastErr(r.stderr), "❌ FAILED EXIT:1");
+    assert.deepEqual(readdirSync(dir), [], "no serve.json (nor anything else) was written");
+  } finally {
+    removeDir(root);
+    removeDir(private_);
+  }
+});
+
+Deno.test("a clean shutdown removes serve.json even when D became unreadable to readers meanwhile (issue 30.6)", async () => {
+  const { root, dir } = freshRoot();
+  const child = await spawnServe(["--port", "0"], { CELLM_DIR: root });
+  assert.equal(existsSync(join(dir, "serve.json")), true);
+  Deno.chmodSync(dir, 0o770);
+  try {
+    const done = await child.stop("SIGTERM");
+    assert.equal(done.code, 0, done.stderr);
+    assert.equal(lines(done.stdout).at(-1), "PROSE: serve stopped signal=SIGTERM");
+    assert.equal(existsSync(join(dir, "serve.json")), false, "serve.json was left behind");
+  } finally {
     removeDir(root);
   }
 });

@@ -19,7 +19,7 @@ import {
   runTool,
   runToolAsync,
 } from "./_helpers.ts";
-import { prose, spawnServe } from "./_prose_fixtures.ts";
+import { prose, spawnServe, startAsUser, type UserProcess } from "./_prose_fixtures.ts";
 import { startProseServer } from "../lib/prose/server.ts";
 
 /** A fresh `CELLM_DIR` with an owner-only `prose/` directory. */
@@ -297,25 +297,12 @@ Deno.test("another uid on the recorded port after kill -9 of the real server: no
   const token = tokenOf(dir);
   await child.stop("SIGKILL");
   assert.equal(existsSync(join(dir, "serve.json")), true, "a killed server leaves its record");
-  const [program, ...args] = run.command;
-  const impostor = new Deno.Command(program, {
-    args: [...args, port, answers, log],
-    clearEnv: true,
-    env: run.env,
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
+  let impostor: UserProcess | undefined;
   try {
-    const reader = impostor.stdout.getReader();
-    const first = await reader.read();
-    assert.match(new TextDecoder().decode(first.value), /listening/);
-    reader.releaseLock();
+    impostor = await startAsUser(run, [port, answers, log], /listening/);
     await assertNotFooled(root, child.url, log, token);
   } finally {
-    impostor.kill("SIGKILL");
-    await impostor.status;
-    await impostor.stdout.cancel().catch(() => {});
-    await impostor.stderr.cancel().catch(() => {});
+    await impostor?.stop();
     removeDir(shared);
   }
 });

@@ -22,9 +22,9 @@ import {
   defaultConfig,
   loadConfig,
   loopbackOrigin,
-  matchTrigger,
   type ProseConfig,
 } from "./config.ts";
+import { matchTrigger, stopTriggerWorker, TRIGGER_BUDGET_MS } from "./trigger.ts";
 import { ProseError } from "./errors.ts";
 import {
   type ProsePaths,
@@ -475,7 +475,17 @@ async function match(
     // A truncated UTF-8 tail of plain text decodes to U+FFFD, which never forms a token.
     input = cmd.hookInput ? hookPrompt(bytes) : new TextDecoder().decode(bytes);
   }
-  const m = matchTrigger(input, config);
+  const m = await matchTrigger(input, config);
+  stopTriggerWorker();
+  if (m.timedOut) {
+    // The pattern is not a list of words and ran out of its budget on this prompt: no match, and
+    // the prompt goes on (references/prose.md#trigger).
+    writeOut("PROSE: match=no reason=trigger-timeout");
+    writeErr(
+      `PROSE-WARN: trigger.pattern searched this prompt for more than ${TRIGGER_BUDGET_MS} ms; no match (write it as a list of words)`,
+    );
+    return 1;
+  }
   if (!m.enabled || !m.matched) {
     writeOut(m.enabled ? "PROSE: match=no" : "PROSE: match=no reason=trigger-disabled");
     return 1;

@@ -15,6 +15,7 @@ import { ReadRefusedError, readRegular } from "../_fs/read.ts";
 import { MAX_AUTO_CLARITY_MS, MAX_AUTO_CLARITY_TURNS, MAX_TURNS, TTL_UNITS } from "./schema.ts";
 import { type ProseOptions, resolvePaths } from "./flag.ts";
 import { clampPoints, sanitize, sanitizeMessage } from "./sanitize.ts";
+import { nestedRepetition } from "./trigger.ts";
 
 /** The built-in multilingual trigger (opt-in through `trigger.enabled`). */
 const DEFAULT_TRIGGER_PATTERN = "prose|prosa|plain|normal mode|modo normal|普通|普通模式";
@@ -291,7 +292,19 @@ export function parseConfigText(text: string, path: string): ConfigResult {
     };
   }
   const parsed = parseFields(value);
-  if (parsed.success) return { ok: true, config: parsed.data };
+  if (parsed.success) {
+    // A repetition nested in a repeated group can hold a prompt for minutes in a backtracking
+    // engine: refused here, naming it (references/prose.md#trigger).
+    const nested = nestedRepetition(parsed.data.trigger.pattern);
+    if (nested === null) return { ok: true, config: parsed.data };
+    return {
+      ok: false,
+      field: "trigger.pattern",
+      message: `${shown}: ${
+        sanitize(nested, 64)
+      } repeats a group that repeats inside it, which can take minutes on one prompt; write it without the nested repetition`,
+    };
+  }
   const issue = parsed.error.issues[0];
   // Key names stay raw (clamped): the field is escaped where it is printed.
   const parts = issue.path.map((p) => clampPoints(String(p), 64));
@@ -338,64 +351,4 @@ export function loadConfig(opts: ProseOptions = {}): ConfigResult {
     return failed("not valid UTF-8");
   }
   return parseConfigText(text, path);
-}
-
-/** Outcome of {@linkcode matchTrigger}; `token` is the matched text (print it sanitized). */
-export interface TriggerMatch {
-  /** False when `trigger.enabled` is off (nothing is matched then). */
-  enabled: boolean;
-  /** True when a whole-token match was found. */
-  matched: boolean;
-  /** The matched text, or `null`. */
-  token: string | null;
-}
-
-// A token boundary fails on a Latin letter, a digit or `_` next to the match.
-const WORD = "[\\p{Script=Latin}0-9_]";
-
-function codePointAt(text: string, index: number): string {
-  const cp = text.codePointAt(index);
-  return cp === undefined ? "" : String.fromCodePoint(cp);
-}
-
-/**
- * `pattern` as a whole-token search: a match must not have a word character (a Latin letter, a
- * digit or `_`) right before or right after it. The boundaries are part of the regular expression,
- * so the engine itself tries the next alternative, or a shorter repetition, where the preferred
- * match is not on a boundary, and skips a start right after a word character at once: one search
- * over the text, never one per rejected match (`references/prose.md#trigger`).
- */
-function tokenPattern(pattern: string): string {
-  return `(?<!${WORD})(?:${pattern})(?!${WORD})`;
-}
-
-/**
- * Find the first whole-token match of the configured trigger in `text` (regex with the `u` flag,
- * plus `i` when `caseInsensitive`), so "prosecutor" or "explain" never switch the override on
- * (`references/prose.md#trigger`). Throws `TypeError` when the pattern does not compile (a config
- * from {@linkcode loadConfig} always compiles).
- */
-export function matchTrigger(text: string, config: ProseConfig = defaultConfig()): TriggerMatch {
-  if (!config.trigger.enabled) return { enabled: false, matched: false, token: null };
-  let re: RegExp;
-  try {
-    re = new RegExp(
-      tokenPattern(config.trigger.pattern),
-      config.trigger.caseInsensitive ? "gui" : "gu",
-    );
-  } catch (e) {
-    throw new TypeError(`trigger.pattern does not compile: ${(e as Error).message}`);
-  }
-  for (let start = 0; start <= text.length;) {
-    re.lastIndex = start;
-    const m = re.exec(text);
-    if (m === null) break;
-    if (m[0] !== "") return { enabled: true, matched: true, token: m[0] };
-    // An empty match never counts: search on from the next code point — never from inside a
-    // surrogate pair, where the u flag would back up to the pair and find the same match again.
-    // `m.index` is at or after `start`, so every turn makes progress.
-    const step = m.index < text.length ? codePointAt(text, m.index).length : 1;
-    start = Math.max(start + 1, m.index + step);
-  }
-  return { enabled: true, matched: false, token: null };
 }

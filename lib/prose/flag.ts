@@ -173,8 +173,8 @@ const HINTS: Record<ReasonCode | "conflict" | "busy", string> = {
   "io-error": "I/O error; check permissions and free space",
   "no-root": "no state root; set CELLM_DIR (absolute) or HOME",
   "conflict": "the flag changed while this command ran; nothing was written",
-  "busy": "another prose command holds the flag's lock; retry (a lock of a killed command is " +
-    "broken after 2 s)",
+  "busy": "another prose command holds the flag's lock; retry (a killed command's lock is " +
+    "broken at once)",
 };
 
 /** The one-line message for a reason code about `path` (sanitized). */
@@ -203,9 +203,23 @@ function lstatOr(path: string): Deno.FileInfo | string {
  * else `null` (missing, unsafe, or no root: the transition reports that itself).
  */
 export function safeStateDir(opts: ProseOptions = {}): string | null {
+  const checked = checkStateDir(opts);
+  return checked.ok ? checked.dir : null;
+}
+
+/**
+ * `D` and its owner when it exists and passes the checks every reader of the state applies
+ * (`references/prose.md#files`), else why not: a writer of a state file other readers must trust
+ * (`serve.json`) writes nothing into a `D` they would refuse.
+ */
+export function checkStateDir(
+  opts: ProseOptions = {},
+): { ok: true; dir: string; uid: number } | { ok: false; reason: ReasonCode; path: string } {
   const paths = pathsOrNull(opts);
-  if (paths === null) return null;
-  return checkDir(paths.dir, processUid()).kind === "ok" ? paths.dir : null;
+  if (paths === null) return { ok: false, reason: "no-root", path: "" };
+  const dir = checkDir(paths.dir, processUid());
+  if (dir.kind === "ok") return { ok: true, dir: paths.dir, uid: dir.uid };
+  return { ok: false, reason: dir.kind === "bad" ? dir.reason : "io-error", path: paths.dir };
 }
 
 /**

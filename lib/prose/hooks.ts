@@ -1,4 +1,5 @@
 /**
+ * prose's hooks: the Claude Code hook block it documents ({@linkcode claudeHookSettings}), and
  * `prose install-hooks` (`references/prose.md#git-hooks`): a managed block in git's `post-commit`
  * and `pre-push` hooks that runs `prose block-end`. The block goes right after the shebang (an
  * earlier `exit` or `exec` could skip an appended one), never reads stdin and never fails the hook,
@@ -60,6 +61,80 @@ export interface HookPlan {
   /** The new file bytes for `created`, `updated`, `inserted` and `removed`. */
   content?: Uint8Array;
 }
+
+// --- Claude Code hooks (references/prose.md#ready-to-copy-claude-code-hook-setup) --------------
+
+/** A Claude Code hook event prose runs on. */
+export type ClaudeHookEvent = "UserPromptSubmit" | "Stop" | "SessionEnd";
+
+/** One command hook of Claude Code's settings, keys in the order the docs print them. */
+export interface ClaudeCommandHook {
+  /** Always `command`. */
+  type: "command";
+  /** The shell command line. */
+  command: string;
+  /** Seconds Claude Code gives it before it cancels it. */
+  timeout: number;
+}
+
+/** The `hooks` object of a Claude Code `settings.json` (or a plugin's `hooks/hooks.json`). */
+export interface ClaudeHookSettings {
+  /** One matcher-less group per event, holding one command hook. */
+  hooks: Record<ClaudeHookEvent, { hooks: ClaudeCommandHook[] }[]>;
+}
+
+/**
+ * The hooks prose documents: the event, the `prose` arguments it runs, and its timeout in
+ * seconds. Each command ends far inside its timeout whatever state it finds: `session-end` waits
+ * at most 500 ms for the flag's lock, `consume` 5 s, `match --activate` its 1 s trigger budget, a
+ * backend toggle's 8 s and the lock's 5 s. Naming a timeout matters most for `SessionEnd`, which
+ * Claude Code otherwise cancels after 1.5 s in all, Deno's start-up included.
+ */
+export const CLAUDE_HOOKS: readonly {
+  event: ClaudeHookEvent;
+  args: readonly string[];
+  timeout: number;
+}[] = [
+  { event: "UserPromptSubmit", args: ["match", "--hook-input", "--activate"], timeout: 30 },
+  { event: "Stop", args: ["consume"], timeout: 15 },
+  { event: "SessionEnd", args: ["session-end"], timeout: 10 },
+];
+
+/**
+ * The command line of one Claude Code hook: `run` (the words that start prose: the runtime, the
+ * permission flags, `--no-config` and the script, or a compiled binary) and `args`, every word
+ * single-quoted, then `>/dev/null 2>&1 || true`: exit 2 of a `UserPromptSubmit` hook blocks the
+ * prompt and of a `Stop` hook keeps the model going, and a `UserPromptSubmit` hook's stdout is
+ * sent to the model, so the hook shows Claude Code neither (the flag file is what skills read).
+ * stdin stays the hook's: `match --hook-input` reads the prompt there.
+ */
+export function claudeHookCommand(run: readonly string[], args: readonly string[]): string {
+  return `${shellCommand([...run, ...args], { always: true })} >/dev/null 2>&1 || true`;
+}
+
+/**
+ * The Claude Code hook settings that run prose with `run`: the one source of the documented
+ * block (`tests/prose_hooks_observe_test.ts` holds the docs equal to it and runs them in the real
+ * client) and of anything that installs it.
+ *
+ * @example
+ * ```ts ignore
+ * import { claudeHookSettings } from "./hooks.ts";
+ * const settings = claudeHookSettings(["/opt/deno", "run", "-A", "--no-config", "/opt/bin/prose.ts"]);
+ * // settings.hooks.SessionEnd[0].hooks[0].timeout === 10
+ * ```
+ */
+export function claudeHookSettings(run: readonly string[]): ClaudeHookSettings {
+  const hooks = {} as ClaudeHookSettings["hooks"];
+  for (const { event, args, timeout } of CLAUDE_HOOKS) {
+    hooks[event] = [{
+      hooks: [{ type: "command", command: claudeHookCommand(run, args), timeout }],
+    }];
+  }
+  return { hooks };
+}
+
+// --- git hooks (references/prose.md#git-hooks) ------------------------------------------------
 
 /** What follows the command's `||`: a failure is said on stderr, loudly, and never fails git. */
 const LOUD_FAILURE = " </dev/null >/dev/null 2>&1 || echo '❌ ctxkit prose: block-end did not run";

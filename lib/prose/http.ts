@@ -3,12 +3,21 @@
  * `Deno.listen` because `Deno.serve` has no connection cap and no header deadline: one local
  * process holding connections open must never take the backend down.
  *
- * - **Connections**: at most `maxConnections` at once, far below any fd limit. A connection past
- *   the cap takes the place of a connection that never carried a trusted (authenticated) request,
- *   the one active the longest ago first, busy or not; else of the trusted one idle the longest;
- *   when every connection is a trusted one busy with a request, the newcomer is closed. An accept
- *   error (`EMFILE` included) frees a place the same way, waits a moment and goes on: it never
- *   ends the server.
+ * - **Connections**: two bounded pools, far below any fd limit. A connection that has sent no byte
+ *   yet is *silent*: at most `maxSilent` of them, and a newcomer past that takes the place of the
+ *   oldest one — but only once it has been open `silentGraceMs` (the accept loop waits until then:
+ *   the kernel's queue holds the newcomers). So a request already in its socket is always read
+ *   before its connection can lose its place, however fast another user opens silent connections
+ *   and however slowly a busy machine delivers the read (an accept of a queued connection
+ *   completes without a turn of the event loop, so without the grace a flood of accepts runs
+ *   ahead of every read). A connection that sent bytes is *speaking*: at most `maxConnections` of
+ *   them; one past the cap takes the place of a connection that never carried a trusted
+ *   (authenticated) request, the one active the longest ago first, busy or not; else of the trusted
+ *   one idle the longest; when every speaking connection is a trusted one busy with a request, it
+ *   is closed itself. A request that arrives whole is judged the moment its bytes are read, so an
+ *   authenticated one is trusted before anything can evict it. An accept error (`EMFILE`
+ *   included) frees a place (the oldest silent connection, else as above), waits a moment and
+ *   goes on: it never ends the server.
  * - **Admission**: the `admit` hook judges each request from its head, before any body byte is
  *   read; a request it does not trust is never given its body, so an unauthenticated client cannot
  *   hold a connection open by never finishing one.
@@ -24,6 +33,19 @@
  *
  * @module
  */
+
+import {
+  concat,
+  encoder,
+  hasBody,
+  headEnd,
+  lineEnd,
+  parseHead,
+  Refusal,
+  type RequestHead,
+  serializeResponse,
+  wantsKeepAlive,
+} from "./http_wire.ts";
 
 /** One parsed request. */
 export interface HttpRequest {
@@ -70,8 +92,12 @@ export interface HttpLimits {
   headerTimeoutMs: number;
   /** A kept-alive connection without a request is closed after this many ms (the idle deadline). */
   idleTimeoutMs: number;
-  /** Most connections open at once. */
+  /** Most connections that sent bytes (a request in progress, or a trusted keep-alive) at once. */
   maxConnections: number;
+  /** Most connections that have sent nothing yet, at once. */
+  maxSilent: number;
+  /** A silent connection keeps its place at least this many ms (its chance to be read). */
+  silentGraceMs: number;
   /** Largest request head (request line and fields) in bytes. */
   maxHeadBytes: number;
   /** Largest request body in bytes. */
@@ -83,6 +109,8 @@ export const DEFAULT_LIMITS: Readonly<HttpLimits> = Object.freeze({
   headerTimeoutMs: 5_000,
   idleTimeoutMs: 10_000,
   maxConnections: 64,
+  maxSilent: 256,
+  silentGraceMs: 1000,
   maxHeadBytes: 8192,
   maxBodyBytes: 4096,
 });
@@ -119,122 +147,6 @@ export interface HttpServer {
   shutdown(): Promise<void>;
 }
 
-const REASONS: Readonly<Record<number, string>> = {
-  100: "Continue",
-  200: "OK",
-  400: "Bad Request",
-  401: "Unauthorized",
-  403: "Forbidden",
-  404: "Not Found",
-  405: "Method Not Allowed",
-  409: "Conflict",
-  413: "Content Too Large",
-  415: "Unsupported Media Type",
-  431: "Request Header Fields Too Large",
-  500: "Internal Server Error",
-  501: "Not Implemented",
-};
-
-const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-const REQUEST_LINE = /^([!#$%&'*+\-.^_`|~0-9A-Za-z]+) (\/[^ ]*) HTTP\/1\.([01])$/;
-// deno-lint-ignore no-control-regex
-const BAD_VALUE = /[\x00-\x08\x0a-\x1f\x7f]/;
-/** Fields that must not be repeated (a repeat could be read two ways). */
-const SINGLE = new Set(["host", "content-length", "transfer-encoding", "authorization"]);
-
-/** A request the server refuses before the handler sees it. */
-class Refusal extends Error {
-  constructor(readonly status: number, readonly error: string, message: string) {
-    super(message);
-  }
-}
-
-/** The parsed head of a request. */
-export interface RequestHead {
-  /** The method. */
-  method: string;
-  /** The target's path (no query). */
-  path: string;
-  /** `0` for HTTP/1.0, `1` for HTTP/1.1. */
-  minor: 0 | 1;
-  /** Fields by lowercase name. */
-  headers: Map<string, string>;
-}
-
-/**
- * Parse a request head (the bytes before the empty line, without it). Throws a refusal (400) for
- * anything but a well-formed origin-form HTTP/1.x request.
- */
-export function parseHead(bytes: Uint8Array): RequestHead {
-  let text = "";
-  for (const b of bytes) text += String.fromCharCode(b); // bytes as Latin-1: never lossy
-  const lines = text.split("\r\n");
-  if (lines.some((l) => l.includes("\r") || l.includes("\n"))) {
-    throw new Refusal(400, "bad_request", "lines must end with CRLF");
-  }
-  const m = REQUEST_LINE.exec(lines[0]);
-  if (m === null) throw new Refusal(400, "bad_request", "malformed request line");
-  const headers = new Map<string, string>();
-  for (const line of lines.slice(1)) {
-    const colon = line.indexOf(":");
-    const name = colon > 0 ? line.slice(0, colon) : "";
-    if (!TOKEN.test(name)) throw new Refusal(400, "bad_request", "malformed header field");
-    const value = line.slice(colon + 1).replace(/^[ \t]+|[ \t]+$/g, "");
-    if (BAD_VALUE.test(value)) {
-      throw new Refusal(400, "bad_request", "control character in a field");
-    }
-    const key = name.toLowerCase();
-    const before = headers.get(key);
-    if (before !== undefined && SINGLE.has(key)) {
-      throw new Refusal(400, "bad_request", "repeated header field");
-    }
-    headers.set(key, before === undefined ? value : `${before}, ${value}`);
-  }
-  const target = m[2];
-  const q = target.search(/[?#]/);
-  return {
-    method: m[1],
-    path: q < 0 ? target : target.slice(0, q),
-    minor: m[3] === "0" ? 0 : 1,
-    headers,
-  };
-}
-
-function concat(a: Uint8Array, b: Uint8Array): Uint8Array {
-  if (a.length === 0) return b.slice();
-  const out = new Uint8Array(a.length + b.length);
-  out.set(a);
-  out.set(b, a.length);
-  return out;
-}
-
-/** Index of `\r\n\r\n` in `bytes` from `from`, or -1. */
-function headEnd(bytes: Uint8Array, from: number): number {
-  for (let i = Math.max(from, 0); i + 3 < bytes.length; i++) {
-    if (bytes[i] === 13 && bytes[i + 1] === 10 && bytes[i + 2] === 13 && bytes[i + 3] === 10) {
-      return i;
-    }
-  }
-  return -1;
-}
-
-/** Index of `\r\n` in `bytes`, or -1. */
-function lineEnd(bytes: Uint8Array): number {
-  for (let i = 0; i + 1 < bytes.length; i++) if (bytes[i] === 13 && bytes[i + 1] === 10) return i;
-  return -1;
-}
-
-const encoder = new TextEncoder();
-
-/** Serialize an answer (no body for `HEAD`). */
-export function serializeResponse(res: HttpResponse, keepAlive: boolean, head = false): Uint8Array {
-  let out = `HTTP/1.1 ${res.status} ${REASONS[res.status] ?? "Unknown"}\r\n`;
-  for (const [k, v] of Object.entries(res.headers)) out += `${k}: ${v}\r\n`;
-  out += `Content-Length: ${res.body.length}\r\nConnection: ${keepAlive ? "keep-alive" : "close"}`;
-  const bytes = encoder.encode(out + "\r\n\r\n");
-  return head ? bytes : concat(bytes, res.body);
-}
-
 /** One accepted connection and its state. */
 class Connection {
   /** Bytes received and not consumed yet. */
@@ -243,17 +155,27 @@ class Connection {
   busy = false;
   /** True once a request on this connection was trusted (authenticated): a real client's. */
   trusted = false;
+  /** When the connection was accepted (epoch-ms). */
+  readonly accepted = Date.now();
   /** When a byte last arrived or an answer was last written (epoch-ms). */
-  lastActivity = Date.now();
+  lastActivity = this.accepted;
+  /** True once a byte arrived: it left the silent pool for the speaking one. */
+  spoke = false;
   closed = false;
   readonly #conn: Deno.Conn;
   readonly #onClose: (c: Connection) => void;
+  readonly #onSpeak: (c: Connection) => void;
   readonly #scratch = new Uint8Array(8192);
   #timer: ReturnType<typeof setTimeout> | undefined;
 
-  constructor(conn: Deno.Conn, onClose: (c: Connection) => void) {
+  constructor(
+    conn: Deno.Conn,
+    onClose: (c: Connection) => void,
+    onSpeak: (c: Connection) => void,
+  ) {
     this.#conn = conn;
     this.#onClose = onClose;
+    this.#onSpeak = onSpeak;
   }
 
   /** Close now (idempotent): the descriptor is released at once and a pending read ends. */
@@ -285,7 +207,11 @@ class Connection {
     if (n === null || n === 0) return false;
     this.pending = concat(this.pending, this.#scratch.subarray(0, n));
     this.lastActivity = Date.now();
-    return true;
+    if (!this.spoke) {
+      this.spoke = true;
+      this.#onSpeak(this);
+    }
+    return !this.closed;
   }
 
   /** Take `n` bytes from {@linkcode pending}. */
@@ -329,12 +255,6 @@ async function readBytes(c: Connection, n: number): Promise<Uint8Array | null> {
 
 /** A body read (or left unread: the connection then closes after the answer); null at the end. */
 type Body = { bytes: Uint8Array; tooLarge: boolean; unread?: boolean } | null;
-
-/** True when the head announces a body (chunked, or a non-zero `Content-Length`). */
-function hasBody(head: RequestHead): boolean {
-  const cl = head.headers.get("content-length");
-  return head.headers.has("transfer-encoding") || (cl !== undefined && !/^0+$/.test(cl));
-}
 
 /** Read a chunked body up to `max` bytes; stop reading as soon as it is larger. */
 async function readChunked(c: Connection, max: number): Promise<Body> {
@@ -396,42 +316,67 @@ async function continueIfAsked(c: Connection, head: RequestHead): Promise<void> 
   }
 }
 
-function wantsKeepAlive(head: RequestHead): boolean {
-  const tokens = (head.headers.get("connection") ?? "").toLowerCase().split(",").map((t) =>
-    t.trim()
-  );
-  return head.minor === 1 ? !tokens.includes("close") : tokens.includes("keep-alive");
-}
-
 /**
  * Serve HTTP/1.1 on `listener` within `limits` until {@linkcode HttpServer.shutdown}. Nothing a
  * client does, and no accept error, ends the server.
  */
 export function serveHttp(options: HttpServerOptions): HttpServer {
   const limits: HttpLimits = { ...DEFAULT_LIMITS, ...options.limits };
-  const open = new Set<Connection>();
+  /** Connections that have sent nothing yet, oldest first (a `Set` keeps insertion order). */
+  const silent = new Set<Connection>();
+  /** Connections that sent bytes. */
+  const speaking = new Set<Connection>();
   const tasks = new Set<Promise<void>>();
   let stopping = false;
   let stopped: Promise<void> | undefined;
 
   /**
-   * Free a place: close the connection that never carried a trusted request and was active the
-   * longest ago (busy or not), else the trusted one idle the longest; false when every connection
-   * is a trusted one busy with a request.
+   * The speaking connection to close for another one: one that never carried a trusted request,
+   * the one active the longest ago first (busy or not), else the trusted one idle the longest;
+   * `undefined` when every other one is a trusted one busy with a request.
    */
-  const evict = (): boolean => {
+  const speakingVictim = (except?: Connection): Connection | undefined => {
     let victim: Connection | undefined;
     let victimRank = 2;
-    for (const c of open) {
+    for (const c of speaking) {
       const rank = !c.trusted ? 0 : c.busy ? 2 : 1;
-      if (rank === 2) continue;
+      if (rank === 2 || c === except) continue;
       if (rank < victimRank || (rank === victimRank && c.lastActivity < victim!.lastActivity)) {
         victim = c;
         victimRank = rank;
       }
     }
-    victim?.close();
-    return victim !== undefined;
+    return victim;
+  };
+
+  /** A connection's first bytes: it joins the speaking pool, taking a place when it is full. */
+  const onSpeak = (c: Connection) => {
+    silent.delete(c);
+    if (speaking.size >= limits.maxConnections) (speakingVictim(c) ?? c).close();
+    if (!c.closed) speaking.add(c);
+  };
+
+  /**
+   * Make room in the silent pool for a newcomer: close the oldest silent connection once it has
+   * had its grace (waiting for that on a timer; the newcomer waits in the kernel's queue).
+   */
+  const makeSilentRoom = async () => {
+    while (!stopping && silent.size >= limits.maxSilent) {
+      const oldest: Connection = silent.values().next().value!;
+      const left = oldest.accepted + limits.silentGraceMs - Date.now();
+      if (left > 0) {
+        await new Promise((resolve) => setTimeout(resolve, left));
+        // One more turn of the event loop: bytes that arrived while this process was not
+        // running are read (and the connection leaves the pool) before anything is judged.
+        await new Promise((resolve) => setTimeout(resolve, 0));
+      } else oldest.close();
+    }
+  };
+
+  /** Free a descriptor after an accept error: the oldest silent connection, else a speaking one. */
+  const evictAny = () => {
+    const oldest = silent.values().next().value ?? speakingVictim();
+    oldest?.close();
   };
 
   /** Write an answer within the deadline; true when the connection stays open for another. */
@@ -505,8 +450,11 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
     try {
       (conn as Deno.TcpConn).setNoDelay?.(true);
     } catch { /* not a TCP connection */ }
-    const c = new Connection(conn, (closed) => open.delete(closed));
-    open.add(c);
+    const c = new Connection(conn, (closed) => {
+      silent.delete(closed);
+      speaking.delete(closed);
+    }, onSpeak);
+    silent.add(c);
     const task = serveConnection(c).catch(() => {}).finally(() => {
       c.close();
       tasks.delete(task);
@@ -522,11 +470,12 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
       } catch {
         if (stopping) break;
         // Out of descriptors (EMFILE) or a passing failure: free a place, wait, go on.
-        evict();
+        evictAny();
         await new Promise((resolve) => setTimeout(resolve, ACCEPT_RETRY_MS));
         continue;
       }
-      if (stopping || (open.size >= limits.maxConnections && !evict())) {
+      await makeSilentRoom();
+      if (stopping) {
         try {
           conn.close();
         } catch { /* already gone */ }
@@ -538,7 +487,7 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
 
   return {
     get connections() {
-      return open.size;
+      return silent.size + speaking.size;
     },
     shutdown: () => {
       stopped ??= (async () => {
@@ -547,7 +496,7 @@ export function serveHttp(options: HttpServerOptions): HttpServer {
           options.listener.close();
         } catch { /* already closed */ }
         await accepting;
-        for (const c of open) if (!c.busy) c.close();
+        for (const c of [...silent, ...speaking]) if (!c.busy) c.close();
         while (tasks.size > 0) await Promise.all([...tasks]);
       })();
       return stopped;

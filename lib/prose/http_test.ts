@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { type HttpRequest, type HttpResponse, parseHead, serveHttp } from "./http.ts";
+import { type HttpRequest, type HttpResponse, serveHttp } from "./http.ts";
+import { parseHead } from "./http_wire.ts";
 
 const enc = (s: string) => new TextEncoder().encode(s);
 const dec = (b: Uint8Array) => new TextDecoder().decode(b);
@@ -169,6 +170,32 @@ Deno.test("serveHttp: past the cap, a newcomer takes the place of the longest-id
   });
 });
 
+/** Wait until `server` holds `n` connections (a condition; the cap only guards against a hang). */
+async function connectionsOpen(server: { readonly connections: number }, n: number) {
+  for (const deadline = Date.now() + 30_000; server.connections < n;) {
+    if (Date.now() > deadline) throw new Error("connections never opened");
+    await new Promise((r) => setTimeout(r, 5));
+  }
+}
+
+Deno.test("serveHttp: silent connections give their place up oldest first, never before their grace, and a queued request is read (issue 30.2)", async () => {
+  await withServer({ maxSilent: 2, silentGraceMs: 300 }, async (port, seen, server) => {
+    const opened = Date.now();
+    const first = await Deno.connect({ hostname: "127.0.0.1", port });
+    const second = await Deno.connect({ hostname: "127.0.0.1", port });
+    await connectionsOpen(server, 2);
+    // A request already in its socket when it waits in the kernel's queue: answered.
+    const real = await Deno.connect({ hostname: "127.0.0.1", port });
+    await real.write(enc("GET /r HTTP/1.1\r\nConnection: close\r\n\r\n"));
+    assert.match(await readAll(real), /^HTTP\/1.1 200 OK/);
+    // The oldest silent connection made room, and only once it had been open for its grace.
+    assert.equal(await readAll(first), "", "the oldest silent connection was closed");
+    assert.ok(Date.now() - opened >= 300, "a silent connection lost its place before its grace");
+    assert.deepEqual(seen.map((r) => r.path), ["/r"]);
+    for (const c of [first, second, real]) c.close();
+  });
+});
+
 Deno.test("serveHttp: an untrusted request never gets its body; untrusted connections lose their place first (issue 23.4)", async () => {
   const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
   const seen: HttpRequest[] = [];
@@ -210,10 +237,7 @@ Deno.test("serveHttp: an untrusted request never gets its body; untrusted connec
     await trusted.write(enc("ab"));
     const half = await Deno.connect({ hostname: "127.0.0.1", port });
     await half.write(enc("GET /hal"));
-    for (const deadline = Date.now() + 30_000; server.connections < 2;) {
-      if (Date.now() > deadline) throw new Error("connections never opened");
-      await new Promise((r) => setTimeout(r, 5));
-    }
+    await connectionsOpen(server, 2);
     const newcomer = await Deno.connect({ hostname: "127.0.0.1", port });
     await newcomer.write(enc("GET /n HTTP/1.1\r\nConnection: close\r\n\r\n"));
     assert.match(await readAll(newcomer), /^HTTP\/1.1 200 OK/);

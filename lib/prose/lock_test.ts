@@ -76,3 +76,42 @@ Deno.test("withFlagLock: a live holder's lock stamped by a clock far from ours i
   assert.equal(withFlagLock(dir, () => "ran", { waitMs: 5000, staleMs: 100 }), "ran");
   assert.equal(existsSync(lock), false);
 });
+
+// --- issue 30: the holder's OS lock tells a live holder from a dead one --------------------------
+
+Deno.test({
+  name:
+    "withFlagLock: a live holder's lock is never stale, however long it is held; a killed holder's is broken at once (issue 30.1, 30.4)",
+  ignore: Deno.build.os === "windows",
+}, async () => {
+  const dir = makeTempDir("prose-lock-");
+  const lockModule = new URL("./lock.ts", import.meta.url).href;
+  // A holder in another process: it takes the lock and stays inside it until killed.
+  const holder = new Deno.Command(Deno.execPath(), {
+    args: [
+      "eval",
+      `import { withFlagLock } from ${JSON.stringify(lockModule)};
+       withFlagLock(${JSON.stringify(dir)}, () => {
+         console.log("held");
+         Atomics.wait(new Int32Array(new SharedArrayBuffer(4)), 0, 0);
+       });`,
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).spawn();
+  const reader = holder.stdout.getReader();
+  assert.match(new TextDecoder().decode((await reader.read()).value), /held/);
+  reader.releaseLock();
+  const lock = join(dir, ".lock");
+  assert.match(Deno.readTextFileSync(lock), new RegExp(`^${holder.pid} [0-9a-f]+ flock\\n$`));
+  // Alive: seen unchanged far longer than staleMs, and still not broken.
+  const busy = withFlagLock(dir, () => "ran", { waitMs: 300, staleMs: 10 });
+  assert.ok(busy instanceof LockBusy, "a live holder's lock was broken");
+  assert.equal(busy.pid, holder.pid);
+  holder.kill("SIGKILL");
+  await holder.status;
+  await holder.stdout.cancel().catch(() => {});
+  // Gone: broken at once, without waiting for any age.
+  assert.equal(withFlagLock(dir, () => "ran", { waitMs: 0, staleMs: 60_000 }), "ran");
+  assert.equal(existsSync(lock), false);
+});

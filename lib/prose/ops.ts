@@ -20,7 +20,7 @@ import {
   safeStateDir,
   writeProseFlag,
 } from "./flag.ts";
-import { LockBusy, withFlagLock, withFlagLockAsync } from "./lock.ts";
+import { LockBusy, SESSION_END_LOCK_WAIT_MS, withFlagLock, withFlagLockAsync } from "./lock.ts";
 import {
   MAX_AUTO_CLARITY_MS,
   MAX_AUTO_CLARITY_TURNS,
@@ -37,8 +37,18 @@ import {
 /** What to activate (a toggle `on` without its action); unset fields default from the config. */
 export type ActivateParams = Omit<Extract<ToggleRequest, { action: "on" }>, "action">;
 
-/** Options of the transitions: root, clock, and an already-loaded config. */
-export interface OpOptions extends ProseOptions {
+/** Options of every transition: root, clock, and how long to wait for the flag's lock. */
+export interface TransitionOptions extends ProseOptions {
+  /**
+   * Give up waiting for the flag's lock after this many ms (default `LOCK_WAIT_MS`, 5 s) with
+   * `refused reason=busy`: `session-end` waits less, to end inside Claude Code's `SessionEnd`
+   * budget (`references/prose.md#concurrency`).
+   */
+  lockWaitMs?: number;
+}
+
+/** Options of the transitions: root, clock, lock wait, and an already-loaded config. */
+export interface OpOptions extends TransitionOptions {
   /** The config to use; default: {@linkcode loadConfig} (activation fails closed when invalid). */
   config?: ProseConfig;
 }
@@ -168,10 +178,10 @@ function refused(reason: string, message?: string): OpResult {
  * to race on, and the transition reports the path itself); a lock held for the whole wait is
  * `refused reason=busy`.
  */
-function locked(opts: ProseOptions, transition: () => OpResult): OpResult {
+function locked(opts: TransitionOptions, transition: () => OpResult): OpResult {
   const dir = safeStateDir(opts);
   if (dir === null) return transition();
-  const r = withFlagLock(dir, transition);
+  const r = withFlagLock(dir, transition, { waitMs: opts.lockWaitMs });
   return r instanceof LockBusy ? busy(r) : r;
 }
 
@@ -247,7 +257,7 @@ function replaceFlag(flag: ProseFlag, opts: ProseOptions & { now: number }): OpR
  * Clear the flag (`off`): an active, expired, invalid or tampered flag is removed (blind); an unsafe
  * path is refused.
  */
-export function deactivate(opts: ProseOptions = {}): OpResult {
+export function deactivate(opts: TransitionOptions = {}): OpResult {
   return locked(opts, () => {
     const read = readProseFlag(opts);
     if (read.state === "absent") return { ok: true, result: "already-inactive" };
@@ -277,7 +287,7 @@ type Change =
  * invalid or unsafe flag, decide again and apply the change compare-first, so a change by a writer
  * that does not take the lock still ends in `conflict`, never in a lost update.
  */
-function update(opts: ProseOptions, decide: (read: FlagRead) => Change): OpResult {
+function update(opts: TransitionOptions, decide: (read: FlagRead) => Change): OpResult {
   const first = readProseFlag(opts);
   if (first.state !== "invalid" && first.state !== "unsafe") {
     const change = decide(first);
@@ -340,7 +350,7 @@ export function setLevel(level: ProseLevel, opts: OpOptions = {}): OpResult {
 /**
  * `consume`: count one response against a `turn` flag; clear it when it reaches 0 or has expired.
  */
-export function consume(opts: ProseOptions = {}): OpResult {
+export function consume(opts: TransitionOptions = {}): OpResult {
   return update(opts, (read) => {
     if (read.state === "absent" || read.flag === null) return { result: "inactive", apply: "keep" };
     if (read.state === "expired") return { result: "expired-cleared", apply: "clear" };
@@ -383,7 +393,7 @@ export function consumeTurn(opts: ProseOptions = {}): ConsumeResult {
   return { ok: false, reason, message: r.message ?? reasonMessage(reason, flagPath(opts)) };
 }
 
-function endWhen(units: readonly TtlUnit[], opts: ProseOptions): OpResult {
+function endWhen(units: readonly TtlUnit[], opts: TransitionOptions): OpResult {
   return update(opts, (read) => {
     if (read.state === "absent" || read.flag === null) return { result: "inactive", apply: "keep" };
     if (read.state === "expired") return { result: "expired-cleared", apply: "clear" };
@@ -393,13 +403,20 @@ function endWhen(units: readonly TtlUnit[], opts: ProseOptions): OpResult {
 }
 
 /** The work block closed (git post-commit / pre-push): clear a `block` flag, keep the others. */
-export function endBlock(opts: ProseOptions = {}): OpResult {
+export function endBlock(opts: TransitionOptions = {}): OpResult {
   return endWhen(["block"], opts);
 }
 
-/** The session ended: clear `session` and `turn` flags, keep `block` and `explicit`. */
-export function endSession(opts: ProseOptions = {}): OpResult {
-  return endWhen(["session", "turn"], opts);
+/**
+ * The session ended: clear `session` and `turn` flags, keep `block` and `explicit`. It waits for
+ * the lock at most `SESSION_END_LOCK_WAIT_MS` unless told otherwise: it runs as Claude Code's
+ * `SessionEnd` hook, which is cancelled after 1.5 s when it names no timeout.
+ */
+export function endSession(opts: TransitionOptions = {}): OpResult {
+  return endWhen(["session", "turn"], {
+    ...opts,
+    lockWaitMs: opts.lockWaitMs ?? SESSION_END_LOCK_WAIT_MS,
+  });
 }
 
 /**

@@ -17,7 +17,15 @@ import { rethrowPermission } from "../_fs/errors.ts";
 import { Sha256 } from "../_fs/sha256.ts";
 import { DestinationRefusedError, writeFileAtomic } from "../_fs/write.ts";
 import { ProseError } from "./errors.ts";
-import { makeStateDirs, type ProseOptions, readStateFile, resolvePaths } from "./flag.ts";
+import {
+  checkStateDir,
+  makeStateDirs,
+  type ProseOptions,
+  readStateFile,
+  reasonMessage,
+  resolvePaths,
+} from "./flag.ts";
+import { openRegular, readAllFrom } from "../_fs/read.ts";
 import { sanitize } from "./sanitize.ts";
 import { type ServeRecord, ServeRecordSchema } from "./schema.ts";
 import { randomHex } from "../random.ts";
@@ -122,20 +130,40 @@ export function writeServeRecord(opts: ProseOptions, record: ServeRecord): strin
   const path = `${paths.dir}/${SERVE_FILE}`;
   const made = makeStateDirs(paths);
   if (made !== null) throw new ProseError("token", text`${verbatim(made.message)}`);
+  // Every reader (the CLI, a consumer skill) applies the flag's rules to D and to this file: a
+  // record they would refuse is a server nobody can reach, and a token in a directory others can
+  // write (references/prose.md#authentication).
+  const dir = checkStateDir(opts);
+  if (!dir.ok) {
+    throw new ProseError(
+      "token",
+      text`cannot write the token file ${path}: ${verbatim(reasonMessage(dir.reason, dir.path))}`,
+    );
+  }
   try {
     writeFileAtomic(path, JSON.stringify(ServeRecordSchema.parse(record)) + "\n", {
       mode: 0o600,
       exactMode: true,
+      beforeRename: (temp) => {
+        // Readers require the record to have D's owner (without --allow-sys, the temp file's owner
+        // is the only uid known).
+        if (temp.uid !== dir.uid) throw new ForeignOwner();
+      },
     });
   } catch (e) {
     rethrowPermission(e);
-    const why = e instanceof DestinationRefusedError
+    const why = e instanceof ForeignOwner
+      ? verbatim(reasonMessage("foreign-owner", paths.dir))
+      : e instanceof DestinationRefusedError
       ? "a link or not a regular file"
       : "not writable";
     throw new ProseError("token", text`cannot write the token file ${path}: ${why}`);
   }
   return path;
 }
+
+/** The record's temp file is not owned by D's owner: readers would refuse the record. */
+class ForeignOwner extends Error {}
 
 /**
  * The record in `D/serve.json`, read with the flag's rules (`D` safe, the file regular, never a
@@ -158,13 +186,29 @@ function readServeRecord(
   }
 }
 
-/** Remove `D/serve.json` if it still holds `token` (a newer server may have replaced it). */
+/**
+ * Remove `D/serve.json` if it still holds `token` (a newer server may have replaced it). The
+ * server reads the file it wrote itself, whatever happened to `D` since (a `chmod` that makes
+ * readers refuse it must not leave the token behind): a regular file, never followed through a
+ * link, removed only while it is still the file read.
+ */
 export function removeServeRecord(opts: ProseOptions, token: string): void {
-  const read = readServeRecord(opts);
-  if (!read.ok || read.record.token !== token) return; // gone, or not ours: leave it
+  const path = `${resolvePaths(opts).dir}/${SERVE_FILE}`;
   try {
-    Deno.removeSync(read.path);
-  } catch { /* removed meanwhile */ }
+    const { file, info } = openRegular(path, { follow: false, maxBytes: MAX_RECORD_BYTES });
+    let bytes: Uint8Array;
+    try {
+      bytes = readAllFrom(file, info.size);
+    } finally {
+      file.close();
+    }
+    const record = ServeRecordSchema.safeParse(JSON.parse(new TextDecoder().decode(bytes)));
+    if (!record.success || record.data.token !== token) return; // not ours: leave it
+    const now = Deno.lstatSync(path);
+    if (now.dev === info.dev && now.ino === info.ino) Deno.removeSync(path);
+  } catch (e) {
+    rethrowPermission(e); // gone, replaced, unreadable or not a record: nothing of ours to remove
+  }
 }
 
 /** What the CLI sends to a backend: where, and the token when it has the one for that server. */

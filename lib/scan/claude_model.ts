@@ -149,6 +149,8 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
       pluginFiles.push({
         path: skill.path,
         kind: "skill",
+        dir: plugin.dir,
+        dataDir: `${roots.global}/plugins/data/${plugin.dataId}`,
         userLevel: plugin.installed,
         ...(size === undefined ? {} : { size }),
       });
@@ -160,6 +162,8 @@ export function loadingModel(roots: ModelRoots): LoadingModel {
       pluginFiles.push({
         path: agent.path,
         kind: "agent",
+        dir: plugin.dir,
+        dataDir: `${roots.global}/plugins/data/${plugin.dataId}`,
         userLevel: plugin.installed,
         ...(a?.fileBytes === undefined ? {} : { size: a.fileBytes }),
       });

@@ -206,7 +206,10 @@ function withoutComments(text: string): string {
  * shownText("---\nx: 1\n---\n# A\n<!-- note -->\nsee @b.md `@c.md`\n").text; // "# A\nsee @b.md `@c.md`"
  * ```
  */
-export function shownText(raw: string, options: { frontmatter?: boolean } = {}): ShownText {
+export function shownText(
+  raw: string,
+  options: { frontmatter?: boolean; trim?: boolean } = {},
+): ShownText {
   const withoutBom = raw.startsWith("\uFEFF") ? raw.slice(1) : raw;
   const split = options.frontmatter === false
     ? { yaml: undefined, body: withoutBom }
@@ -282,8 +285,10 @@ export function shownText(raw: string, options: { frontmatter?: boolean } = {}):
     out.push(body.slice(at, end));
     at = end;
   }
+  const joined = out.join("");
   return {
-    text: out.join("").trim(),
+    // On access Claude Code sends the text untrimmed (`references/context-scan.md#tier-rules`).
+    text: options.trim === false ? joined : joined.trim(),
     imports,
     frontmatterStripped: split.yaml !== undefined,
     commentsHidden,

@@ -40,11 +40,11 @@ export function scanHelp(program: string): string {
   --observe     run the real claude once, offline, and report what it sent (observed: measured,
                 not modelled); needs --allow-run --allow-net=127.0.0.1 --allow-write=<tmp dir>
   --claude PATH / --observe-timeout S (60) / --observe-hooks (run SessionStart hooks) /
-  --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both
-  --format F    json (default) | table (a report a person can read; alias: report)
+  --observe-tiers (also invoke each skill and command, spawn each agent, read a file per
+  rule) / --observe-unsandboxed   options of --observe; --plugin-dir DIR (repeatable) for both
+  --format F    json (default; also --json) | table (a report a person can read; alias: report)
   --budget N    exit 1 when tokens exceed N: the observed total with --observe, else the --tier
                 tier's total (always-on for all; loaded with --loaded); names the top contributors
-  --json        emit JSON on stdout (the default; same as --format json)
   --version     print the version and commit. Options take --opt V or --opt=V; -- ends them
 
 Tiers are inventory buckets, not observed loading: always-on includes conditional/imported
@@ -71,6 +71,8 @@ export interface ObserveArgs {
   unsandboxed: boolean;
   /** `--observe-hooks`: let SessionStart hooks run and report what they injected. */
   hooks: boolean;
+  /** `--observe-tiers`: drive a scripted session through every skill, agent and rule. */
+  tiers: boolean;
 }
 
 /**
@@ -143,6 +145,7 @@ export const SCAN_OPTIONS: OptionTable = {
   },
   "--observe-unsandboxed": {},
   "--observe-hooks": {},
+  "--observe-tiers": {},
   "--plugin-dir": VALUE,
 };
 
@@ -152,6 +155,7 @@ const OBSERVE_ONLY: readonly string[] = [
   "--observe-timeout",
   "--observe-unsandboxed",
   "--observe-hooks",
+  "--observe-tiers",
 ];
 
 /**
@@ -180,6 +184,7 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
   const observe: Omit<ObserveArgs, "timeoutSeconds"> & { timeoutSeconds?: number } = {
     unsandboxed: false,
     hooks: false,
+    tiers: false,
   };
   for (const word of line.words) {
     if (word.kind !== "option") continue; // no positionals: the grammar refused them
@@ -222,6 +227,9 @@ export function parseScanArgs(argv: readonly string[]): ScanCommand {
         break;
       case "--observe-hooks":
         observe.hooks = true;
+        break;
+      case "--observe-tiers":
+        observe.tiers = true;
         break;
       case "--plugin-dir":
         command.pluginDirs.push(value);
@@ -401,6 +409,7 @@ export async function scanMain(args: readonly string[], self: Self): Promise<num
       timeoutMs: command.observe.timeoutSeconds * 1000,
       unsandboxed: command.observe.unsandboxed,
       hooks: command.observe.hooks,
+      tiers: command.observe.tiers,
       pluginDirs: command.pluginDirs,
       env: Deno.env.toObject(),
       cwd: logicalCwd(),

@@ -113,7 +113,7 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
   assert.deepEqual(parseScanArgs(["--observe"]), {
     scan: { global: false, tier: "all" },
     pluginDirs: [],
-    observe: { unsandboxed: false, hooks: false, timeoutSeconds: 60 },
+    observe: { unsandboxed: false, hooks: false, tiers: false, timeoutSeconds: 60 },
   });
   assert.deepEqual(
     parseScanArgs([
@@ -125,6 +125,7 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
       "5",
       "--observe-hooks",
       "--observe-unsandboxed",
+      "--observe-tiers",
       "--plugin-dir",
       "--b",
       "--observe",
@@ -132,7 +133,13 @@ Deno.test("parseScanArgs: --observe and its options; --plugin-dir is repeatable"
     {
       scan: { global: false, tier: "all", pluginDirs: ["a", "--b"] },
       pluginDirs: ["a", "--b"],
-      observe: { claude: "/opt/claude", unsandboxed: true, hooks: true, timeoutSeconds: 5 },
+      observe: {
+        claude: "/opt/claude",
+        unsandboxed: true,
+        hooks: true,
+        tiers: true,
+        timeoutSeconds: 5,
+      },
     },
   );
   assert.deepEqual(parseScanArgs(["--loaded", "--plugin-dir", "p"]), {
@@ -149,6 +156,7 @@ Deno.test("parseScanArgs: --observe usage errors are one line", () => {
     error(["--observe-hooks", "--observe-unsandboxed"]),
     "❌ --observe-hooks needs --observe",
   );
+  assert.equal(error(["--observe-tiers", "--loaded"]), "❌ --observe-tiers needs --observe");
   assert.equal(
     error(["--observe", "--observe-timeout", "0"]),
     "❌ --observe-timeout needs a whole number of seconds (1 to 3600): 0",

@@ -57,6 +57,11 @@ export class Discovery {
   readonly warnings: ScanWarning[] = [];
   /** Directory listings read so far this run (see `WalkOptions.listings`). */
   readonly listings: Map<string, Deno.DirEntry[]> = new Map();
+  /**
+   * Instruction files the project's root walk met below the root (`CLAUDE.md`, `CLAUDE.local.md`,
+   * `.claude/…`): never rows of the plain scan; `--loaded` reads the on-access ones from here.
+   */
+  readonly nestedInstructions: string[] = [];
 
   /** Record a `discovery-incomplete` issue. */
   issue(root: RootLabel, path: string, detail: string): void {
@@ -199,6 +204,12 @@ interface RootWalkClasses {
   skills: string[];
 }
 
+/** A file Claude Code may load when a file below its folder is accessed (its name, its path). */
+export function isInstructionName(name: string, path: string): boolean {
+  return name === "CLAUDE.md" || name === "CLAUDE.local.md" ||
+    (name.endsWith(".md") && path.includes("/.claude/rules/"));
+}
+
 function rootWalk(
   out: Discovery,
   label: "project" | "global",
@@ -206,6 +217,7 @@ function rootWalk(
   st: Deno.FileInfo,
 ): RootWalkClasses {
   const classes: RootWalkClasses = { hooks: [], agents: [], skills: [] };
+  const nested = label === "project" ? out.nestedInstructions : [];
   const visitor: WalkVisitor<RootContext> = {
     child: (parent, name) => ({
       hooks: parent.hooks || name === "hooks",
@@ -214,6 +226,7 @@ function rootWalk(
     }),
     file: (path, name, ctx) => {
       let wanted = false;
+      if (isInstructionName(name, path)) nested.push(path);
       if (name === "SKILL.md") {
         classes.skills.push(path);
         wanted = true;

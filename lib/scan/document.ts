@@ -165,6 +165,8 @@ function rowJson(row: ScanRow): string {
   if (row.name !== undefined) json.name = row.name;
   if (row.imported_by !== undefined) json.imported_by = row.imported_by;
   if (row.resolves_to !== undefined) json.resolves_to = row.resolves_to;
+  if (row.on_access_bytes !== undefined) json.on_access_bytes = row.on_access_bytes;
+  if (row.fires !== undefined) json.fires = [...row.fires];
   return compactJson(json);
 }
 
@@ -296,7 +298,27 @@ function observedLines(o: ScanObserved): string[] {
     "    },",
     `    "total": ${spacedObject({ ...o.total })},`,
     ...list("sources", o.sources.map(sourceJson)),
-    ...list("warnings", o.warnings.map((w) => jsonString(w)), true),
+    ...list("warnings", o.warnings.map((w) => jsonString(w)), o.tiers === undefined),
+    ...(o.tiers === undefined ? [] : tiersLines(o.tiers)),
     "  }",
+  ];
+}
+
+/** `observed.tiers` (`--observe-tiers`): one compact line per invocation, spawn and access. */
+function tiersLines(t: NonNullable<ScanObserved["tiers"]>): string[] {
+  const list = (name: string, items: string[], last = false) => [
+    `      ${jsonString(name)}: [`,
+    ...items.map((item, i) => `        ${item}${i < items.length - 1 ? "," : ""}`),
+    last ? "      ]" : "      ],",
+  ];
+  const compact = (v: object) => compactJson(v as unknown as JsonValue);
+  return [
+    `    "tiers": {`,
+    `      "requests": ${t.requests},`,
+    ...list("invocations", t.invocations.map(compact)),
+    ...list("spawns", t.spawns.map(compact)),
+    ...list("accesses", t.accesses.map(compact)),
+    ...list("warnings", t.warnings.map((w) => jsonString(w)), true),
+    "    }",
   ];
 }

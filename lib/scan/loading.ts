@@ -4,8 +4,9 @@
  * an inventory row when discovery found the file, a new row otherwise (an import right after its
  * importer, with `imported_by`) — whose `loaded_bytes` is the exact text Claude Code sends. A row
  * Claude Code does not load at session start counts 0 there, with a limit saying why; rows of the
- * per-spawn and per-invocation tiers keep their potential figure (what that spawn or invocation
- * reads). Each row also names its `/context` category.
+ * per-spawn and per-invocation tiers count what that spawn or invocation sends, and on-access
+ * sources what the first access sends (`tier_rows.ts`). Each row also names its `/context`
+ * category.
  *
  * @module
  */
@@ -18,8 +19,10 @@ import {
   loadingModel,
   skillListingPotential,
 } from "./claude_model.ts";
-import { linkTarget, type ModelView, modelView } from "./loaded_rows.ts";
+import { linkTarget, logicalName, type ModelView, modelView } from "./loaded_rows.ts";
 import { LIMIT_MEANINGS } from "./loading_rules.ts";
+import { tierModel } from "./model/tiers.ts";
+import { type TierRows, tierRows } from "./tier_rows.ts";
 import { tokensOf } from "./measure.ts";
 import type { LoadingContext, LoadingStep } from "./scan.ts";
 import type { LimitCode, LoadedCategory, ScanRow } from "./schema.ts";
@@ -107,12 +110,13 @@ function newRow(source: LoadedSource): CandidateRow {
 export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   const home = options.home ?? envValue("HOME");
   let model: (ModelView & { agentsMdLoaded: boolean }) | undefined;
+  let tiers: TierRows | undefined;
   const byKey = new Map<string, LoadedSource>();
   return {
     addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[] {
       // The global root always takes part (its skills count toward the listing budget, its files
       // are read first); its rows are reported only with --global.
-      const whole: LoadingModel = loadingModel({
+      const roots = {
         project: context.project,
         global: context.global,
         includeGlobal: true,
@@ -120,9 +124,16 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         pluginDirs: options.pluginDirs ?? [],
         budgetOverride: options.budgetOverride ?? envValue("SLASH_COMMAND_TOOL_CHAR_BUDGET"),
         ...(options.managed === undefined ? {} : { managed: options.managed }),
-      });
+      };
+      const whole: LoadingModel = loadingModel(roots);
       const view = modelView(whole, context, candidates);
       model = { ...view, agentsMdLoaded: whole.agentsMdLoaded };
+      // Beyond start-up: what an invocation, a spawn, an access sends (model/tiers.ts), named as
+      // the inventory names its files.
+      tiers = tierRows(
+        tierModel(roots, whole, context.nestedInstructions ?? []),
+        logicalName(whole.project, context.project),
+      );
       const reported = view.sources;
       for (const s of reported) {
         byKey.set(key(s.path, s.kind), s);
@@ -171,52 +182,63 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         matched.add(k);
         push(newRow(s));
       }
+      rows.push(...tiers.extraRows(rows, context.includeGlobal));
       return rows;
     },
     annotate(rows: readonly ScanRow[]): ScanRow[] {
       const current = model;
-      if (current === undefined) throw new TypeError("annotate before addRows");
-      return rows.map((row): ScanRow => {
-        if (row.tier !== "always-on") {
-          return {
-            ...row,
-            loaded_bytes: row.bytes,
-            loaded_tokens: row.tokens,
-            limits: [],
-            category: null,
-          };
-        }
-        const source = byKey.get(key(row.path, row.kind));
-        // Instruction files are where links matter (a CLAUDE.md linked to AGENTS.md): one lstat each.
-        const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
-        const link = target === undefined ? {} : { resolves_to: target };
-        if (source === undefined) {
-          return {
-            ...row,
-            ...link,
-            ...(row.kind === "field:description" && row.loading === "runtime-dependent"
-              ? { loading: "agent-listing" as const }
-              : {}),
-            loaded_bytes: 0,
-            loaded_tokens: 0,
-            limits: absentLimit(row, current),
-            category: categoryOf(row),
-          };
-        }
-        return {
-          ...row,
-          ...(source.category === "agents" ? { loading: "agent-listing" as const } : {}),
-          // The file a link reaches loads at start-up as the link did.
-          ...(row.loading === "client-or-import-dependent" ? { loading: source.loading } : {}),
-          loaded_bytes: source.loaded,
-          loaded_tokens: tokensOf(source.loaded),
-          limits: ordered(source.limits),
-          category: source.category,
-          ...(source.name === undefined ? {} : { name: source.name }),
-          ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
-          ...link,
-        };
+      const perTier = tiers;
+      if (current === undefined || perTier === undefined) {
+        throw new TypeError("annotate before addRows");
+      }
+      return rows.map((row) => {
+        const annotated = annotateRow(row, current);
+        const figures = perTier.figures(annotated);
+        return figures === undefined ? annotated : { ...annotated, ...figures };
       });
     },
   };
+
+  /** The start-up figures of one admitted row. */
+  function annotateRow(row: ScanRow, current: ModelView & { agentsMdLoaded: boolean }): ScanRow {
+    if (row.tier !== "always-on") {
+      return {
+        ...row,
+        loaded_bytes: row.bytes,
+        loaded_tokens: row.tokens,
+        limits: [],
+        category: null,
+      };
+    }
+    const source = byKey.get(key(row.path, row.kind));
+    // Instruction files are where links matter (a CLAUDE.md linked to AGENTS.md): one lstat each.
+    const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
+    const link = target === undefined ? {} : { resolves_to: target };
+    if (source === undefined) {
+      return {
+        ...row,
+        ...link,
+        ...(row.kind === "field:description" && row.loading === "runtime-dependent"
+          ? { loading: "agent-listing" as const }
+          : {}),
+        loaded_bytes: 0,
+        loaded_tokens: 0,
+        limits: absentLimit(row, current),
+        category: categoryOf(row),
+      };
+    }
+    return {
+      ...row,
+      ...(source.category === "agents" ? { loading: "agent-listing" as const } : {}),
+      // The file a link reaches loads at start-up as the link did.
+      ...(row.loading === "client-or-import-dependent" ? { loading: source.loading } : {}),
+      loaded_bytes: source.loaded,
+      loaded_tokens: tokensOf(source.loaded),
+      limits: ordered(source.limits),
+      category: source.category,
+      ...(source.name === undefined ? {} : { name: source.name }),
+      ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
+      ...link,
+    };
+  }
 }

@@ -273,5 +273,9 @@ export const LIMIT_MEANINGS: Readonly<Record<LimitCode, string>> = {
   "hook-runtime": "hook output is known only at run time",
   "estimated-large-file": "over 8 MiB: shown bytes estimated, not exact",
   unreadable: "not readable again; potential figure kept",
+  "on-access": "sent when a file below its folder is read; 0 at start",
+  "shell-runtime": "runs shell commands when invoked; counted disabled",
+  "user-invoked-only": "disable-model-invocation: only the user's /name",
+  "read-too-large": "over 256 KiB: the Read tool refuses it whole",
   excluded: "matched by claudeMdExcludes: not loaded",
 };

@@ -27,15 +27,23 @@ export type { ScanOptions, ScanResult } from "./scan.ts";
 export { renderScanDocument } from "./document.ts";
 export type { ContextCategory } from "./categories.ts";
 export {
+  type HookFiring,
   parseScanDocument,
   type ScanDocument,
   type ScanIssue,
   type ScanObserved,
+  type ScanObservedAccess,
+  type ScanObservedInvocation,
+  type ScanObservedPreload,
   type ScanObservedSize,
   type ScanObservedSource,
+  type ScanObservedSpawn,
+  type ScanObservedSpawnRequest,
+  type ScanObservedTiers,
   type ScanRow,
   type ScanTotal,
 } from "./schema.ts";
+export { type InvocationContext, type InvocationText, invocationText } from "./model/invocation.ts";
 
 /**
  * Scan the project (and with `global` the global root) for every file that may enter the agent's

@@ -10,6 +10,7 @@
 
 import { printable } from "../text.ts";
 import { CONTEXT_CATEGORIES } from "./categories.ts";
+import { whenItLoads } from "./report_tiers.ts";
 import { LIMIT_MEANINGS, RULES_AS_OF } from "./loading_rules.ts";
 import { type ColumnPath, cutLeft, fitColumn, fitPath, keepEnd, width } from "./report_paths.ts";
 import type { LimitCode, ScanDocument, ScanObserved, ScanRow, ScanTotal } from "./schema.ts";
@@ -36,7 +37,7 @@ const TIER_COLOR: Readonly<Record<string, string>> = {
 };
 
 /** `s` cut to `max` code points, keeping its start before a trailing `…`. */
-function keepStart(s: string, max: number): string {
+export function keepStart(s: string, max: number): string {
   const chars = [...s];
   if (chars.length <= max) return s;
   return max <= 0 ? "" : chars.slice(0, max - 1).join("") + "…";
@@ -46,11 +47,13 @@ function padEnd(s: string, n: number): string {
   return s + " ".repeat(Math.max(0, n - width(s)));
 }
 
-function padStart(s: string, n: number): string {
+/** `s` padded on the left to `n` code points. */
+export function padStart(s: string, n: number): string {
   return " ".repeat(Math.max(0, n - width(s))) + s;
 }
 
-function num(n: number): string {
+/** `n` with thousands separators (`en-US`). */
+export function num(n: number): string {
   return n.toLocaleString("en-US");
 }
 
@@ -131,6 +134,9 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
       out.push(`  ${paint("33", keepStart(line, w - 2))}`);
     }
   }
+
+  const when = whenItLoads(doc, w, paint, show);
+  if (when.length > 0) out.push("", ...when);
 
   if (doc.observed !== undefined) out.push("", ...observedSection(doc.observed, w, paint, show));
 

@@ -40,6 +40,7 @@ function sample() {
       loading: "path-scoped-rule",
       limits: ["path-scoped"],
       category: "memory-files",
+      on_access_bytes: 1_200,
     }),
     row("/home/ana/.claude/projects/-home-ana-demo/memory/MEMORY.md", "always-on", 40_000, 25_000, {
       loading: "memory-index-limited",
@@ -160,6 +161,17 @@ LIMITS THAT FIRED
   memory-truncated          1  MEMORY.md cut at 200 lines / 25,000 units
   path-scoped               1  loads when a matching file is read; 0 at start
 
+WHEN IT LOADS (tokens: the model's, then what Claude Code sent)
+      model  observed  source
+      8,885         -  at start-up: the files' text (observed: whole request)
+          -         -  with every prompt: 0 hook files (sized only when run)
+  PER INVOCATION (skills and commands): 1 file, 3,000 tokens
+      3,000         -  skills/a-skill-with-a-very-long-directory-name/SKILL.md
+  PER SPAWN (agents): 1 file, 200 tokens
+        200         -  "agents/new\\nline.md"
+  ON ACCESS (rules and subfolders' files): 1 file, 300 tokens
+        300         -  .claude/rules/api/scoped.md
+
 SCAN ISSUES (1)
   .claude/rules
     '.claude/rules/locked': Permission denied
@@ -195,6 +207,17 @@ LIMITS THAT FIRED
   frontmatter-stripped      1  YAML frontmatter not sent
   memory-truncated          1  MEMORY.md cut at 200 lines / 25,000 units
   path-scoped               1  loads when a matching file is read; 0 at start
+
+WHEN IT LOADS (tokens: the model's, then what Claude Code sent)
+      model  observed  source
+      8,885         -  at start-up: the files' text (observed: whole request)
+          -         -  with every prompt: 0 hook files (sized only when run)
+  PER INVOCATION (skills and commands): 1 file, 3,000 tokens
+      3,000         -  skills/a-skill-with-a-very-long-directory-name/SKILL.md
+  PER SPAWN (agents): 1 file, 200 tokens
+        200         -  "agents/new\\nline.md"
+  ON ACCESS (rules and subfolders' files): 1 file, 300 tokens
+        300         -  .claude/rules/api/scoped.md
 
 SCAN ISSUES (1)
   .claude/rules

@@ -42,6 +42,8 @@ export interface LoadingContext {
   global: string;
   /** Whether `G` is scanned (`--global`). */
   includeGlobal: boolean;
+  /** Instruction files the root walk met below `R` (the on-access ones among them). */
+  nestedInstructions?: readonly string[];
 }
 
 /**
@@ -120,6 +122,7 @@ export function scanRoots(
       project: roots.project,
       global: roots.global,
       includeGlobal: options.global === true,
+      nestedInstructions: out.nestedInstructions,
     })
     : out.rows;
   const admitted = admitRows(candidates, tier);

@@ -14,6 +14,16 @@
 
 import * as z from "../_zod.ts";
 import type { ContextCategory } from "./categories.ts";
+import { type ScanObservedTiers, ScanObservedTiersSchema } from "./schema_tiers.ts";
+
+export type {
+  ScanObservedAccess,
+  ScanObservedInvocation,
+  ScanObservedPreload,
+  ScanObservedSpawn,
+  ScanObservedSpawnRequest,
+  ScanObservedTiers,
+} from "./schema_tiers.ts";
 
 /** An inventory tier. */
 export type Tier = ScanRow["tier"];
@@ -68,6 +78,8 @@ export const LoadingSchema = z.deferred(() =>
     "command-listing",
     "agent-listing",
     "hook-context",
+    "invoked-command",
+    "on-access-instruction",
     "output-style",
   ])
 );
@@ -98,6 +110,10 @@ export const LimitCodeSchema = z.deferred(() =>
     "hook-runtime",
     "estimated-large-file",
     "unreadable",
+    "on-access",
+    "shell-runtime",
+    "user-invoked-only",
+    "read-too-large",
     "excluded",
   ])
 );
@@ -107,6 +123,11 @@ export type LoadedCategory = NonNullable<ScanRow["category"]>;
 /** The loaded categories. */
 export const LoadedCategorySchema = z.deferred(() =>
   z.enum(["system-prompt", "memory-files", "skills", "agents", "hooks"])
+);
+
+/** The moments a hook's output is sent. */
+export const HookFiringSchema = z.deferred(() =>
+  z.enum(["start-up", "every-prompt", "every-tool-call"])
 );
 
 /** One inventory row of `files` (keys in output order). */
@@ -145,6 +166,8 @@ export interface ScanRow {
     | "command-listing"
     | "agent-listing"
     | "hook-context"
+    | "invoked-command"
+    | "on-access-instruction"
     | "output-style";
   /** `--loaded` only: the bytes the agent receives at the point the row's tier names. */
   loaded_bytes?: number;
@@ -170,6 +193,10 @@ export interface ScanRow {
     | "hook-runtime"
     | "estimated-large-file"
     | "unreadable"
+    | "on-access"
+    | "shell-runtime"
+    | "user-invoked-only"
+    | "read-too-large"
     | "excluded"
   >;
   /**
@@ -183,6 +210,13 @@ export interface ScanRow {
   imported_by?: string;
   /** `--loaded` only: the file a row whose path is a symbolic link resolves to. */
   resolves_to?: string;
+  /**
+   * `--loaded` only, path-scoped rules and subfolders' instruction files: the bytes the first
+   * read or write of a matching file sends (`references/context-scan.md#tier-rules`).
+   */
+  on_access_bytes?: number;
+  /** `--loaded` only, hook rows: when the hook's output is sent. */
+  fires?: Array<"start-up" | "every-prompt" | "every-tool-call">;
 }
 
 /** Schema of one inventory row. */
@@ -203,8 +237,13 @@ export const ScanRowSchema = z.deferred(() =>
     name: z.optional(z.string()),
     imported_by: z.optional(z.string()),
     resolves_to: z.optional(z.string()),
+    on_access_bytes: z.optional(z.int().check(z.nonnegative())),
+    fires: z.optional(z.array(HookFiringSchema)),
   })
 );
+
+/** When a hook's output is sent (`references/context-scan.md#tier-rules`). */
+export type HookFiring = NonNullable<ScanRow["fires"]>[number];
 
 /** One entry of `scan_issues` (keys in output order). */
 export interface ScanIssue {
@@ -394,7 +433,24 @@ export interface ScanObserved {
   sources: ScanObservedSource[];
   /** Blocks not understood (counted as unattributed) and entries not copied. */
   warnings: string[];
+  /** `--observe-tiers` only: what the scripted session sent per invocation, spawn and access. */
+  tiers?: ScanObservedTiers;
 }
+
+/** Schema of an observation's bytes per `/context` group (every group). */
+export const ScanObservedCategoriesSchema = z.deferred(() =>
+  z.object({
+    "system-prompt": ScanObservedSizeSchema,
+    tools: ScanObservedSizeSchema,
+    "memory-files": ScanObservedSizeSchema,
+    skills: ScanObservedSizeSchema,
+    agents: ScanObservedSizeSchema,
+    hooks: ScanObservedSizeSchema,
+    environment: ScanObservedSizeSchema,
+    messages: ScanObservedSizeSchema,
+    unattributed: ScanObservedSizeSchema,
+  })
+);
 
 /** Schema of the `observed` object. */
 export const ScanObservedSchema = z.deferred(() =>
@@ -402,20 +458,11 @@ export const ScanObservedSchema = z.deferred(() =>
     claude_code_version: z.string(),
     sandboxed: z.boolean(),
     layout_checked_on: z.array(z.string()),
-    categories: z.object({
-      "system-prompt": ScanObservedSizeSchema,
-      tools: ScanObservedSizeSchema,
-      "memory-files": ScanObservedSizeSchema,
-      skills: ScanObservedSizeSchema,
-      agents: ScanObservedSizeSchema,
-      hooks: ScanObservedSizeSchema,
-      environment: ScanObservedSizeSchema,
-      messages: ScanObservedSizeSchema,
-      unattributed: ScanObservedSizeSchema,
-    }),
+    categories: ScanObservedCategoriesSchema,
     total: ScanObservedSizeSchema,
     sources: z.array(ScanObservedSourceSchema),
     warnings: z.array(z.string()),
+    tiers: z.optional(ScanObservedTiersSchema),
   })
 );
 

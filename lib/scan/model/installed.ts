@@ -163,6 +163,7 @@ export function installedPlugins(
       manifest,
       listedSkillsOnly: rootSource && entry.skills !== undefined,
       installed: true,
+      dataId: `${name}-${id.slice(at + 1)}`,
     });
   }
   return plugins;

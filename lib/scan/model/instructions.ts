@@ -51,7 +51,7 @@ function isNonTextName(path: string): boolean {
 }
 
 /** A `paths` string split at commas outside braces, each part trimmed, empty ones dropped. */
-function splitGlobs(value: string): string[] {
+export function splitGlobs(value: string): string[] {
   const out: string[] = [];
   let depth = 0;
   let current = "";

@@ -64,8 +64,11 @@ function cut(description: string): { text: string; capped: boolean } {
     : { text: description, capped: false };
 }
 
-/** Claude Code's truthy frontmatter flag: `1`, `true`, `yes` or `on`, any case. */
-function isTrue(value: unknown): boolean {
+/**
+ * Claude Code's truthy frontmatter flag: `1`, `true`, `yes` or `on`, any case (the listing and the
+ * Skill tool read `disable-model-invocation` alike).
+ */
+export function isTrue(value: unknown): boolean {
   return typeof value === "string" &&
     ["1", "true", "yes", "on"].includes(value.trim().toLowerCase());
 }

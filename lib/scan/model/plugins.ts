@@ -31,6 +31,11 @@ export interface Plugin {
   readonly listedSkillsOnly: boolean;
   /** An installed plugin (part of the user's own configuration), not a `--plugin-dir`. */
   readonly installed: boolean;
+  /**
+   * Its data folder's name below `G/plugins/data/` (`${CLAUDE_PLUGIN_DATA}`): `<name>-inline` for a
+   * `--plugin-dir`, `<name>-<marketplace>` for an installed plugin (observed: plugin-tiers).
+   */
+  readonly dataId: string;
 }
 
 /** A command file and its name (`a:b` for `a/b.md`). */
@@ -80,7 +85,14 @@ export function pluginName(dir: string): string {
 export function pluginDirectory(dir: string): Plugin {
   const manifest = readManifest(dir);
   const name = manifest.name !== undefined && manifest.name !== "" ? manifest.name : basename(dir);
-  return { dir, name, manifest, listedSkillsOnly: false, installed: false };
+  return {
+    dir,
+    name,
+    manifest,
+    listedSkillsOnly: false,
+    installed: false,
+    dataId: `${name}-inline`,
+  };
 }
 
 function paths(value: string | string[] | undefined, dir: string): string[] {

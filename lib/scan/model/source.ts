@@ -46,6 +46,10 @@ export interface PluginFile {
   readonly path: string;
   /** What it is. */
   readonly kind: "skill" | "agent";
+  /** The plugin's folder (`${CLAUDE_PLUGIN_ROOT}`). */
+  readonly dir: string;
+  /** The plugin's data folder (`${CLAUDE_PLUGIN_DATA}`). */
+  readonly dataDir: string;
   /** An installed plugin's (reported with `--global`). */
   readonly userLevel: boolean;
   /** Its size, when the model read it (else the row stats it). */

@@ -42,6 +42,18 @@ export interface ObserveProjectOptions {
   readonly env: Readonly<Record<string, string>>;
   /** The logical cwd, against which relative paths are resolved. */
   readonly cwd: string;
+  /** `--observe-tiers`: run the scripted session and report every tier. */
+  readonly tiers?: boolean;
+}
+
+/** Text with the private copy's folder (as given and its real path) named as the real root. */
+function copyToReal(copy: string, real: string): (text: string) => string {
+  let resolved = copy;
+  try {
+    resolved = Deno.realPathSync(copy);
+  } catch { /* gone already: the path as given */ }
+  const prefixes = [...new Set([copy, resolved])];
+  return (text) => prefixes.reduce((t, p) => t.replaceAll(p, real), text);
 }
 
 function absolute(path: string, cwd: string): string {
@@ -122,6 +134,19 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
     home: options.env.HOME,
     pluginDirs,
   });
+  // A tier observation's script comes from the per-tier model (the real global root's files).
+  const tiers = options.tiers
+    ? await import("./tiers.ts").then((m) => {
+      const places = {
+        root: options.root,
+        global: options.global,
+        pluginDirs,
+        home: options.env.HOME,
+      };
+      const tierModel = m.observedTierModel(places, model);
+      return { module: m, model: tierModel, planned: m.tierPlan(tierModel) };
+    })
+    : undefined;
   const config = makePrivateConfig(options.global, copyPlan(options.root, options.global, model));
   const stop = new AbortController();
   const signals: Deno.Signal[] = Deno.build.os === "windows" ? [] : ["SIGINT", "SIGTERM"];
@@ -136,6 +161,7 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
       timeoutMs: options.timeoutMs,
       env: { ...options.env, CLAUDE_CONFIG_DIR: config.dir, TMPDIR: config.tmp },
       stop: stop.signal,
+      ...(tiers === undefined ? {} : { plan: tiers.planned.plan }),
     };
     let seen: Observation | undefined;
     const unshare = options.unsandboxed ? undefined : findOnPath("unshare", options.env.PATH);
@@ -173,7 +199,7 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
     } catch {
       throw new ObserveError(text`claude's request is not a messages request`);
     }
-    return buildObserved(request, {
+    const observed = buildObserved(request, {
       version: seen.version,
       sandboxed: seen.sandboxed,
       warnings: config.warnings,
@@ -183,6 +209,18 @@ export async function observeProject(options: ObserveProjectOptions): Promise<Sc
       pluginDirs,
       realPath: config.realPath,
     });
+    if (tiers === undefined) return observed;
+    const session = seen.session ?? { main: [], subagents: [], requests: 1 };
+    return {
+      ...observed,
+      tiers: tiers.module.observedTiers(
+        tiers.planned,
+        tiers.model,
+        session,
+        config.realPath,
+        copyToReal(config.dir, options.global),
+      ),
+    };
   } finally {
     for (const s of signals) Deno.removeSignalListener(s, onSignal);
     config.remove();

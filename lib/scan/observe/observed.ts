@@ -140,19 +140,27 @@ export function instructionKind(
   return "import";
 }
 
+const size = (n: number) => ({ bytes: n, tokens: tokensOf(n) });
+
+/** A request's bytes per `/context` group (every group, in report order) and in all. */
+export function requestSizes(
+  request: ObservedRequest,
+): { categories: ScanObserved["categories"]; total: ScanObserved["total"] } {
+  const bytes = new Map<ContextCategory, number>(CONTEXT_CATEGORIES.map((c) => [c.key, 0]));
+  for (const p of request.parts) bytes.set(p.category, (bytes.get(p.category) ?? 0) + p.bytes);
+  const categories = Object.fromEntries(
+    CONTEXT_CATEGORIES.map((c) => [c.key, size(bytes.get(c.key) ?? 0)]),
+  ) as ScanObserved["categories"];
+  return { categories, total: size(request.parts.reduce((n, p) => n + p.bytes, 0)) };
+}
+
 /** Build the `observed` object of one observation. */
 export function buildObserved(
   request: ObservedRequest,
   seen: { version: string; sandboxed: boolean; warnings: readonly string[] },
   places: ObservedPlaces,
 ): ScanObserved {
-  const bytes = new Map<ContextCategory, number>(CONTEXT_CATEGORIES.map((c) => [c.key, 0]));
-  for (const p of request.parts) bytes.set(p.category, (bytes.get(p.category) ?? 0) + p.bytes);
-  const size = (n: number) => ({ bytes: n, tokens: tokensOf(n) });
-  const categories = Object.fromEntries(
-    CONTEXT_CATEGORIES.map((c) => [c.key, size(bytes.get(c.key) ?? 0)]),
-  ) as ScanObserved["categories"];
-  const total = size(request.parts.reduce((n, p) => n + p.bytes, 0));
+  const { categories, total } = requestSizes(request);
 
   const model = modelOf(places);
   const listed = listedFiles(places, model);

@@ -1,8 +1,9 @@
 /**
  * The loopback recorder `--observe` points Claude Code at: an HTTP server on 127.0.0.1 (a port the
  * OS picks) that keeps the body of the first `POST /v1/messages` and nothing else, and answers it
- * with the smallest valid streamed reply (one text block, `end_turn`) so `claude -p` ends cleanly.
- * Every other request gets a 404. Contract: `references/context-scan.md#observe`.
+ * with the smallest valid streamed reply (one text block, `end_turn`) so `claude -p` ends cleanly
+ * — or, for a tier observation, with what a scripted model (`script.ts`) answers. Every other
+ * request gets a 404. Contract: `references/context-scan.md#observe`.
  *
  * @module
  */
@@ -22,28 +23,34 @@ export interface Recorder {
   close(): Promise<void>;
 }
 
-function sse(events: readonly [string, unknown][]): string {
+/** Server-sent events as the Messages API streams them: `event:` and `data:` lines per event. */
+export function sse(events: readonly [string, unknown][]): string {
   return events.map(([event, data]) => `event: ${event}\ndata: ${JSON.stringify(data)}\n\n`).join(
     "",
   );
 }
 
+/** A streamed reply's first event: an empty assistant message from `model`. */
+export function messageStart(model: string): [string, unknown] {
+  return ["message_start", {
+    type: "message_start",
+    message: {
+      id: "msg_ctxkit_observe",
+      type: "message",
+      role: "assistant",
+      model,
+      content: [],
+      stop_reason: null,
+      stop_sequence: null,
+      usage: { input_tokens: 1, output_tokens: 1 },
+    },
+  }];
+}
+
 /** The streamed reply: `message_start` … `message_stop`, one text block saying `ok`. */
 export function minimalStreamedReply(model: string): string {
   return sse([
-    ["message_start", {
-      type: "message_start",
-      message: {
-        id: "msg_ctxkit_observe",
-        type: "message",
-        role: "assistant",
-        model,
-        content: [],
-        stop_reason: null,
-        stop_sequence: null,
-        usage: { input_tokens: 1, output_tokens: 1 },
-      },
-    }],
+    messageStart(model),
     ["content_block_start", {
       type: "content_block_start",
       index: 0,
@@ -90,11 +97,15 @@ function requestModel(body: Uint8Array): { model: string; stream: boolean } {
   return { model: "unknown", stream: false };
 }
 
+/** How the recorder answers a streamed messages request (default: the minimal reply). */
+export type StreamedReply = (body: string, model: string) => string;
+
 /**
  * Start a recorder on 127.0.0.1 and resolve once it listens. Only the first messages request is
- * kept; later ones are answered the same way and dropped.
+ * kept; later ones are answered the same way (or by `reply`, which may keep what it needs) and
+ * dropped.
  */
-export function startRecorder(): Promise<Recorder> {
+export function startRecorder(reply?: StreamedReply): Promise<Recorder> {
   let keep: (body: Uint8Array) => void = () => {};
   let kept = false;
   const firstRequest = new Promise<Uint8Array>((resolve) => (keep = resolve));
@@ -132,8 +143,11 @@ export function startRecorder(): Promise<Recorder> {
           kept = true;
           queueMicrotask(() => keep(body));
         }
+        const text = reply === undefined
+          ? minimalStreamedReply(model)
+          : reply(new TextDecoder().decode(body), model);
         return stream
-          ? new Response(minimalStreamedReply(model), {
+          ? new Response(text, {
             headers: { "content-type": "text/event-stream" },
           })
           : new Response(minimalReply(model), { headers: { "content-type": "application/json" } });

@@ -352,6 +352,12 @@ export function splitEnvironment(text: string): ObservedPart[] {
 const GIT_STATUS_OPENING =
   "<system-reminder>\nAs you answer the user's questions, you can use the following context:\n# gitStatus\n";
 
+/** A preloaded skill's blocks in a spawned agent's request: its tags, then its text. */
+function isPreloadedSkill(text: string | undefined): boolean {
+  return text !== undefined &&
+    (text.startsWith("<command-message>") || text.startsWith("Base directory for this skill: "));
+}
+
 const BILLING = /^x-anthropic-billing-header: cc_version=([0-9]+\.[0-9]+\.[0-9]+)/;
 
 function blockTexts(content: string | readonly { type: string }[]): (string | undefined)[] {
@@ -394,6 +400,9 @@ export function parseObservedRequest(body: unknown): ObservedRequest {
 
   messages.forEach((message, m) => {
     const texts = blockTexts(message.content);
+    // A spawned agent's preloaded skills follow its prompt (`references/context-scan.md#observing-every-tier`).
+    let prompt = texts.length - 1;
+    while (prompt > 0 && isPreloadedSkill(texts[prompt])) prompt--;
     texts.forEach((t, i) => {
       const where = `message ${m + 1} (${message.role}) block ${i + 1}`;
       if (t === undefined) {
@@ -414,8 +423,10 @@ export function parseObservedRequest(body: unknown): ObservedRequest {
         parts.push(part("messages", "attribution reminder", t));
       } else if (t.startsWith("<system-reminder>\nSessionStart hook")) {
         parts.push(part("hooks", "SessionStart hook context", t));
+      } else if (message.role === "user" && i > prompt && isPreloadedSkill(t)) {
+        parts.push(part("messages", "preloaded skill", t));
       } else if (
-        message.role === "user" && i === texts.length - 1 && !t.startsWith("<system-reminder>")
+        message.role === "user" && i === prompt && !t.startsWith("<system-reminder>")
       ) {
         parts.push(part("messages", "prompt", t));
       } else {

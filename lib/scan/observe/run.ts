@@ -15,6 +15,7 @@ import { CtxkitError } from "../../errors.ts";
 import { printed, type Text, text, verbatim } from "../../text.ts";
 import * as z from "../../_zod.ts";
 import { startRecorder } from "./recorder.ts";
+import { type ObservePlan, ObservePlanSchema, SessionLog, type SessionRequests } from "./script.ts";
 
 /** The argument that starts context-scan's observation child (never typed by a user). */
 export const OBSERVE_CHILD_ARG = "__observe-child";
@@ -51,6 +52,8 @@ export interface ObserveOptions {
   readonly env: Readonly<Record<string, string>>;
   /** Aborting it kills the run at once (a signal to context-scan); the caller reports it. */
   readonly stop?: AbortSignal;
+  /** A tier observation's script (`--observe-tiers`): the session then runs to its end. */
+  readonly plan?: ObservePlan;
 }
 
 /** What an observation saw: the Claude Code version and the first request's body. */
@@ -61,6 +64,8 @@ export interface Observation {
   readonly body: string;
   /** True when `claude` ran in a fresh network namespace with only loopback. */
   readonly sandboxed: boolean;
+  /** A tier observation's later requests. */
+  readonly session?: SessionRequests;
 }
 
 // Variables that could send the request elsewhere or authenticate it for real: never passed on.
@@ -112,16 +117,28 @@ export function claudeEnvironment(
  * The arguments of the one `claude` run: print mode, one turn, nothing persisted, no MCP server,
  * and no hook unless `hooks` (then only the user's own hooks run, as configured).
  */
-export function claudeArguments(options: Pick<ObserveOptions, "pluginDirs" | "hooks">): string[] {
+export function claudeArguments(
+  options: Pick<ObserveOptions, "pluginDirs" | "hooks" | "plan">,
+): string[] {
   const args = [
     "-p",
     OBSERVE_PROMPT,
     "--max-turns",
-    "1",
+    String(options.plan === undefined ? 1 : options.plan.turns.length + 2),
     "--no-session-persistence",
     "--strict-mcp-config",
   ];
-  if (!options.hooks) args.push("--settings", '{"disableAllHooks":true}');
+  if (options.plan !== undefined) {
+    // The scripted model's tools (bypass modes are refused as root); skills' inline shell
+    // commands never run (references/context-scan.md#observing-every-tier).
+    args.push("--allowedTools", "Skill,Agent,Read");
+    args.push(
+      "--settings",
+      options.hooks
+        ? '{"disableSkillShellExecution":true}'
+        : '{"disableAllHooks":true,"disableSkillShellExecution":true}',
+    );
+  } else if (!options.hooks) args.push("--settings", '{"disableAllHooks":true}');
   for (const dir of options.pluginDirs) args.push("--plugin-dir", dir);
   return args;
 }
@@ -246,7 +263,8 @@ export async function observeHere(
   options: ObserveOptions,
 ): Promise<Omit<Observation, "sandboxed">> {
   const deadline = Date.now() + options.timeoutMs;
-  const recorder = await startRecorder();
+  const log = options.plan === undefined ? undefined : new SessionLog(options.plan);
+  const recorder = await startRecorder(log === undefined ? undefined : (t, m) => log.reply(t, m));
   try {
     const env = claudeEnvironment(options.env, recorder.url);
     const versionRun = await runBounded(options.claude, ["--version"], {
@@ -283,6 +301,18 @@ export async function observeHere(
       run.then((result) => ({ result })),
     ]);
     if ("body" in first) {
+      if (log !== undefined) {
+        // A scripted session runs to its end (or the deadline).
+        const result = await run;
+        if (result.timedOut) {
+          throw new ObserveError(
+            text`claude did not finish the scripted session within ${
+              String(options.timeoutMs / 1000)
+            } s: ${options.claude}`,
+          );
+        }
+        return { version, body: new TextDecoder().decode(first.body), session: log.requests() };
+      }
       // Let claude read the reply and end by itself; past the grace period it is killed.
       const grace = setTimeout(() => stop.abort(), 5_000);
       await run.finally(() => clearTimeout(grace));
@@ -310,12 +340,26 @@ const ChildOptions = z.deferred(() =>
     pluginDirs: z.array(z.string()),
     hooks: z.boolean(),
     timeoutMs: z.number(),
+    plan: z.optional(ObservePlanSchema),
+  })
+);
+
+const SessionSchema = z.deferred(() =>
+  z.strictObject({
+    main: z.array(z.strictObject({ step: z.number(), body: z.string() })),
+    subagents: z.array(z.string()),
+    requests: z.number(),
   })
 );
 
 const ChildResult = z.deferred(() =>
   z.union([
-    z.strictObject({ ok: z.literal(true), version: z.string(), body: z.string() }),
+    z.strictObject({
+      ok: z.literal(true),
+      version: z.string(),
+      body: z.string(),
+      session: z.optional(SessionSchema),
+    }),
     z.strictObject({ ok: z.literal(false), error: z.string(), sandbox: z.boolean() }),
   ])
 );
@@ -402,6 +446,7 @@ export async function observeSandboxed(
     pluginDirs: [...options.pluginDirs],
     hooks: options.hooks,
     timeoutMs: options.timeoutMs,
+    ...(options.plan === undefined ? {} : { plan: options.plan }),
   };
   const result = await runBounded(
     unshare,
@@ -436,7 +481,14 @@ export async function observeSandboxed(
   const parsed = ChildResult.safeParse(value);
   if (!parsed.success) throw new ObserveError(text`the observation child's result is malformed`);
   const r = parsed.data;
-  if (r.ok) return { version: r.version, body: r.body, sandboxed: true };
+  if (r.ok) {
+    return {
+      version: r.version,
+      body: r.body,
+      sandboxed: true,
+      ...(r.session === undefined ? {} : { session: r.session }),
+    };
+  }
   if (r.sandbox) return undefined;
   throw new ObserveError(text`${verbatim(r.error)}`);
 }

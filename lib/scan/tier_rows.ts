@@ -1,0 +1,161 @@
+/**
+ * The per-tier model laid over the inventory (`--loaded`; `references/context-scan.md#tier-rules`):
+ * each per-invocation row's `loaded_bytes` is what invoking it sends (a skill or command body, a
+ * skill's other file as the Read tool returns it), each per-spawn row's what spawning the agent
+ * sends, path-scoped rules and subfolders' instruction files gain `on_access_bytes`, and hook rows
+ * say when they fire. Rows the inventory lacks (commands, parents' and plugins' skills and agents,
+ * subfolders' instruction files) are added.
+ *
+ * @module
+ */
+
+import type { CandidateRow } from "./discovery.ts";
+import { statFollow } from "./files.ts";
+import { LIMIT_MEANINGS } from "./loading_rules.ts";
+import { tokensOf } from "./measure.ts";
+import type { OnAccessSource } from "./model/on_access.ts";
+import { readText } from "./model/read.ts";
+import { readFigure, type TierModel } from "./model/tiers.ts";
+import { PluginHooksSchema } from "./claude_schema.ts";
+import type { HookFiring, LimitCode, ScanRow } from "./schema.ts";
+
+const LIMIT_ORDER = Object.keys(LIMIT_MEANINGS) as LimitCode[];
+
+function ordered(limits: Iterable<LimitCode>): LimitCode[] {
+  const set = new Set(limits);
+  return LIMIT_ORDER.filter((code) => set.has(code));
+}
+
+function sizeOf(path: string): number {
+  const st = statFollow(path);
+  return "error" in st ? 0 : st.size;
+}
+
+const EVENT_FIRING: Readonly<Record<string, HookFiring>> = {
+  SessionStart: "start-up",
+  UserPromptSubmit: "every-prompt",
+  PreToolUse: "every-tool-call",
+  PostToolUse: "every-tool-call",
+};
+
+/**
+ * When the hooks of a `hooks.json` or settings file fire, in the order start-up, every prompt,
+ * every tool call; undefined when it cannot be read or names none of those events.
+ */
+export function hookFiring(path: string): HookFiring[] | undefined {
+  const read = readText(path);
+  if (read.kind !== "text") return undefined;
+  let events: string[];
+  try {
+    const parsed = PluginHooksSchema.safeParse(JSON.parse(read.text));
+    events = parsed.success ? Object.keys(parsed.data.hooks ?? {}) : [];
+  } catch {
+    return undefined;
+  }
+  const fires = new Set(events.map((e) => EVENT_FIRING[e]).filter((f) => f !== undefined));
+  const order: HookFiring[] = ["start-up", "every-prompt", "every-tool-call"];
+  const out = order.filter((f) => fires.has(f));
+  return out.length === 0 ? undefined : out;
+}
+
+/** The per-tier rows and figures of one scan. */
+export interface TierRows {
+  /** The rows the inventory lacks, in the order they follow it. */
+  extraRows(candidates: readonly CandidateRow[], includeGlobal: boolean): CandidateRow[];
+  /** The per-tier keys of an admitted row, or undefined when it has none. */
+  figures(row: ScanRow): Partial<ScanRow> | undefined;
+}
+
+function loadingOf(source: OnAccessSource): CandidateRow["loading"] {
+  if (source.kind === "import") return "imported-instruction";
+  return source.kind === "rule" ? "path-scoped-rule" : "on-access-instruction";
+}
+
+/** The rows and figures of the tier model `tiers`. */
+/**
+ * The rows and figures of the tier model `tiers`, its paths renamed by `name` (the model names
+ * files from the start directory's physical path, the inventory from the root as given).
+ */
+export function tierRows(tiers: TierModel, name: (path: string) => string = (p) => p): TierRows {
+  const renamed = <T extends { path: string }>(items: Iterable<T>) =>
+    new Map([...items].map((i) => [name(i.path), { ...i, path: name(i.path) }]));
+  const onAccess = renamed(tiers.onAccess);
+  const invocations = renamed(tiers.invocations.values());
+  const spawns = renamed(tiers.spawns.values());
+  return {
+    extraRows(candidates, includeGlobal) {
+      const have = new Set(candidates.map((c) => `${c.tier}\0${c.path}`));
+      const rows: CandidateRow[] = [];
+      const push = (row: CandidateRow, userLevel = false) => {
+        const key = `${row.tier}\0${row.path}`;
+        // Global and installed-plugin sources are reported with --global only.
+        if (have.has(key) || (!includeGlobal && (row.root === "global" || userLevel))) return;
+        have.add(key);
+        rows.push(row);
+      };
+      const file = (path: string) => ({
+        path,
+        kind: "file" as const,
+        bytes: sizeOf(path),
+        estimated: false,
+      });
+      for (const f of invocations.values()) {
+        const loading = f.kind === "skill" ? "invoked-skill" : "invoked-command";
+        push({ ...file(f.path), root: f.root, tier: "per-invocation", loading }, f.userLevel);
+      }
+      for (const f of spawns.values()) {
+        push(
+          { ...file(f.path), root: f.root, tier: "per-spawn", loading: "selected-agent" },
+          f.userLevel,
+        );
+      }
+      for (const s of onAccess.values()) {
+        push({ ...file(s.path), root: s.root, tier: "always-on", loading: loadingOf(s) });
+      }
+      return rows;
+    },
+    figures(row) {
+      if (row.tier === "always-on") {
+        if (row.kind === "hook-payload") {
+          const fires = hookFiring(row.path);
+          return fires === undefined ? undefined : { fires };
+        }
+        const source = row.kind === "file" ? onAccess.get(row.path) : undefined;
+        if (source === undefined) return undefined;
+        // A path-scoped rule keeps its start-up figures (0, path-scoped); the access's bytes join.
+        if (row.loading === "path-scoped-rule") return { on_access_bytes: source.bytes };
+        return {
+          loaded_bytes: 0,
+          loaded_tokens: 0,
+          limits: ordered(["on-access", ...source.limits]),
+          category: "memory-files",
+          on_access_bytes: source.bytes,
+          ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
+        };
+      }
+      const loaded = (bytes: number, limits: Iterable<LimitCode>) => ({
+        loaded_bytes: bytes,
+        loaded_tokens: tokensOf(bytes),
+        limits: ordered(limits),
+        category: null,
+      });
+      if (row.tier === "per-spawn") {
+        const spawn = spawns.get(row.path);
+        if (spawn !== undefined) return loaded(spawn.bytes, spawn.limits);
+        return loaded(0, [row.path.includes("/.claude/agents/") ? "not-listed" : "not-loaded"]);
+      }
+      if (row.loading === "on-demand") {
+        // A skill's other file: read whole by the Read tool, once its skill is in use.
+        const at = row.path.lastIndexOf("/references/");
+        const skill = at === -1 ? undefined : `${row.path.slice(0, at)}/SKILL.md`;
+        if (skill === undefined || !invocations.has(skill)) return loaded(0, ["not-loaded"]);
+        const read = readFigure(row.path);
+        return loaded(read.bytes, read.limits);
+      }
+      const invocation = invocations.get(row.path);
+      if (invocation !== undefined) return loaded(invocation.bytes, invocation.limits);
+      // A SKILL.md or command Claude Code never lists: outside its layout, or a folder too deep.
+      return loaded(0, ["not-loaded"]);
+    },
+  };
+}
