@@ -156,7 +156,7 @@ export const LISTING_FIXTURES: Fixture[] = [
   {
     name: "name-clashes",
     files: () => ({
-      // Descriptions of different lengths, so the one listed is told apart beyond the tolerance.
+      // Descriptions of different lengths, so the bytes tell which one is listed.
       "cfg/skills/dup/SKILL.md": "---\ndescription: global\n---\nb\n",
       "proj/.claude/skills/dup/SKILL.md":
         "---\ndescription: the project skill of that name\n---\nb\n",

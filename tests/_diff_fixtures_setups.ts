@@ -31,6 +31,13 @@ const parts = (label: string): Files => ({
   "agents/a.md": agent("a", `${label} agent`),
 });
 
+/** A plugin's `hooks/hooks.json` with one SessionStart hook that echoes `text`. */
+const hook = (text: string): Files => ({
+  "hooks/hooks.json": JSON.stringify({
+    hooks: { SessionStart: [{ hooks: [{ type: "command", command: `echo ${text}` }] }] },
+  }),
+});
+
 /** Fixtures of installed plugins, several plugins, settings, policy, paths and frontmatter. */
 export const SETUP_FIXTURES: Fixture[] = [
   {
@@ -72,6 +79,22 @@ export const SETUP_FIXTURES: Fixture[] = [
         "here@mk": true,
         "nomarket@gone": true,
       }),
+    }),
+  },
+  {
+    // An installed plugin's SessionStart hook injects like a --plugin-dir's; a disabled one's not.
+    name: "installed-plugin-hooks",
+    hooks: true,
+    files: (b) => ({
+      ...installedLayout(b, {
+        mk: {
+          plugins: [
+            { name: "hooked", files: { ...parts("hooked"), ...hook("from an installed plugin") } },
+            { name: "quiet", files: { ...parts("quiet"), ...hook("from a disabled plugin") } },
+          ],
+        },
+      }),
+      "cfg/settings.json": enabling({ "hooked@mk": true, "quiet@mk": false }),
     }),
   },
   {
@@ -273,6 +296,23 @@ export const SETUP_FIXTURES: Fixture[] = [
     }),
   },
   {
+    // The user's own settings: their env sets the budget, their outputStyle names a global style.
+    name: "settings-user",
+    files: () => ({
+      "cfg/settings.json": JSON.stringify({
+        env: { SLASH_COMMAND_TOOL_CHAR_BUDGET: "7400" },
+        outputStyle: "Global",
+      }),
+      "cfg/output-styles/g.md": "---\nname: Global\ndescription: d\n---\nA global style.\n",
+      ...Object.fromEntries(
+        Array.from({ length: 10 }, (_, i) => [
+          `proj/.claude/skills/s${i}/SKILL.md`,
+          skill("y".repeat(100 + i * 50)),
+        ]),
+      ),
+    }),
+  },
+  {
     name: "settings-hooks",
     hooks: true,
     files: () => ({
@@ -432,11 +472,25 @@ export const SETUP_FIXTURES: Fixture[] = [
   },
   {
     name: "agents-same-name",
-    files: () => ({
-      "proj/.claude/agents/b.md": agent("same", "from b, a longer description"),
-      "proj/.claude/agents/a.md": agent("same", "from a"),
-      "proj/.claude/agents/c.md": agent("same", "from c, the longest description of all"),
-    }),
+    // 2.1.328 lists the last file in directory order, 2.1.332 the alphabetically last: files are
+    // added until the two differ on this file system (its directory order is its own), each with a
+    // description of its own length, so the bytes tell which one is listed.
+    files: () => ({}),
+    setup: (b) => {
+      const dir = `${b}/proj/.claude/agents`;
+      Deno.mkdirSync(dir, { recursive: true });
+      const names: string[] = [];
+      for (const n of "abcdefghijklmnopqrstuvwxyz") {
+        names.push(`${n}.md`);
+        Deno.writeTextFileSync(
+          `${dir}/${n}.md`,
+          agent("same", `from ${n}${"!".repeat(names.length)}`),
+        );
+        const listed = [...Deno.readDirSync(dir)].map((e) => e.name);
+        if (names.length >= 3 && listed.at(-1) !== [...names].sort().at(-1)) return;
+      }
+      // A file system listing alphabetically: both versions list the same file here.
+    },
   },
   {
     name: "memory-excerpt-astral",

@@ -22,6 +22,7 @@ import {
 import { linkTarget, logicalName, type ModelView, modelView } from "./loaded_rows.ts";
 import { LIMIT_MEANINGS } from "./loading_rules.ts";
 import { tierModel } from "./model/tiers.ts";
+import { withOneReadEach } from "./model/read.ts";
 import { type TierRows, tierRows } from "./tier_rows.ts";
 import { tokensOf } from "./measure.ts";
 import type { LoadingContext, LoadingStep } from "./scan.ts";
@@ -125,15 +126,16 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         budgetOverride: options.budgetOverride ?? envValue("SLASH_COMMAND_TOOL_CHAR_BUDGET"),
         ...(options.managed === undefined ? {} : { managed: options.managed }),
       };
-      const whole: LoadingModel = loadingModel(roots);
+      // Beyond start-up: what an invocation, a spawn, an access sends (model/tiers.ts), from the
+      // same reads of the same files.
+      const [whole, perTier] = withOneReadEach(() => {
+        const whole: LoadingModel = loadingModel(roots);
+        return [whole, tierModel(roots, whole, context.nestedInstructions ?? [])] as const;
+      });
       const view = modelView(whole, context, candidates);
       model = { ...view, agentsMdLoaded: whole.agentsMdLoaded };
-      // Beyond start-up: what an invocation, a spawn, an access sends (model/tiers.ts), named as
-      // the inventory names its files.
-      tiers = tierRows(
-        tierModel(roots, whole, context.nestedInstructions ?? []),
-        logicalName(whole.project, context.project),
-      );
+      // Named as the inventory names its files.
+      tiers = tierRows(perTier, logicalName(whole.project, context.project));
       const reported = view.sources;
       for (const s of reported) {
         byKey.set(key(s.path, s.kind), s);

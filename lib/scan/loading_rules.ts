@@ -198,7 +198,7 @@ export const AGENT_NAME_CLASH: LoadingRule & {
 /** A plugin's SessionStart hooks. */
 export const PLUGIN_HOOKS: LoadingRule = rule(
   "a plugin's SessionStart hooks whose matcher matches startup inject `SessionStart:startup hook success: <output>` and a blank line each, before the environment block; the output is known without running the hook only for `echo text`",
-  "plugin-hooks-static",
+  "plugin-hooks-static, installed-plugin-hooks",
 );
 
 /**

@@ -2,6 +2,8 @@ import assert from "node:assert/strict";
 import { makeTempDir, writeTree } from "../../tests/_helpers.ts";
 import { applyBudget, importPath, listingBudget, ruleIsConditional } from "./claude_model.ts";
 import { loadingModel } from "./claude_model.ts";
+import { managedRoot } from "./model/settings.ts";
+import { readText, withOneReadEach } from "./model/read.ts";
 
 Deno.test("importPath: fragments dropped, ~ below home, absolute, relative to the importer", () => {
   assert.equal(importPath("a.md#x", "/r/sub/CLAUDE.md", "/h"), "/r/sub/a.md");
@@ -63,4 +65,31 @@ Deno.test("loadingModel: imports as their own sources, each once, 4 hops; AGENTS
   );
   assert.deepEqual([...files[4].limits], ["import-depth-exceeded"]);
   assert.equal(model.agentsMdLoaded, false);
+});
+
+// The managed policy folder per platform, as Claude Code 2.1.332's own code picks it
+// (references/context-scan.md#managed-policy; only Linux's is observed by the differential suite).
+Deno.test("managedRoot: /etc/claude-code on Linux, Application Support on macOS, Program Files on Windows", () => {
+  assert.equal(managedRoot("linux"), "/etc/claude-code");
+  assert.equal(managedRoot("darwin"), "/Library/Application Support/ClaudeCode");
+  assert.equal(managedRoot("windows"), "C:\\Program Files\\ClaudeCode");
+});
+
+// One --loaded run models start-up and every tier from one read of each file
+// (references/context-scan.md#performance): a second read inside the run is the first one.
+Deno.test("withOneReadEach: a path is read once inside a run, afresh outside it", () => {
+  const base = makeTempDir("ctxkit-one-read-");
+  const path = `${base}/SKILL.md`;
+  Deno.writeTextFileSync(path, "first\n");
+  const inside = withOneReadEach(() => {
+    const a = readText(path);
+    Deno.writeTextFileSync(path, "second, longer\n");
+    return [a, readText(path)];
+  });
+  assert.deepEqual(inside, [{ kind: "text", text: "first\n", size: 6 }, {
+    kind: "text",
+    text: "first\n",
+    size: 6,
+  }]);
+  assert.deepEqual(readText(path), { kind: "text", text: "second, longer\n", size: 15 });
 });

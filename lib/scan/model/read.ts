@@ -22,8 +22,34 @@ export type TextRead =
   | { kind: "missing" }
   | { kind: "unreadable" };
 
+/** The reads of the current {@linkcode withOneReadEach} run, by path. */
+let memo: Map<string, TextRead> | undefined;
+
+/**
+ * `fn` run with every {@linkcode readText} of one path answered by its first read: one `--loaded`
+ * run models start-up and then every tier from the same files (`references/context-scan.md#performance`)
+ * — each is read once, and both models see one version of it.
+ */
+export function withOneReadEach<T>(fn: () => T): T {
+  const outer = memo;
+  memo ??= new Map();
+  try {
+    return fn();
+  } finally {
+    memo = outer;
+  }
+}
+
 /** `path` read whole (up to {@linkcode LARGE_FILE_BYTES}), following links. */
 export function readText(path: string): TextRead {
+  const known = memo?.get(path);
+  if (known !== undefined) return known;
+  const read = readOnce(path);
+  memo?.set(path, read);
+  return read;
+}
+
+function readOnce(path: string): TextRead {
   try {
     // The file's size is known once it is open: one read of that many bytes (no read for the end).
     const { bytes, size } = readHead(path, LARGE_FILE_BYTES);
