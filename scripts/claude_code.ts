@@ -1,7 +1,8 @@
 /**
  * The one pinned Claude Code version ctxkit's observed tests and benches run, and its installer:
  * `npm install --prefix .cache/claude-code/<version>` on demand (not part of the README's `npm ci`,
- * which must stay fast). Concurrent installers each install into a private folder and rename it
+ * which must stay fast; only `deno task test:observed` and `.ci/run` ask for it), announced on
+ * stderr before the download starts. Concurrent installers each install into a private folder and rename it
  * into place; the first rename wins and the others discard theirs.
  *
  * `deno run -A scripts/claude_code.ts` installs it and prints the path of its `claude`.
@@ -13,6 +14,8 @@ import { isExecutableFile } from "../lib/scan/observe/run.ts";
 
 /** The Claude Code version the observed suites pin (`references/context-scan.md#observe`). */
 export const CLAUDE_CODE_VERSION = "2.1.332";
+/** The pinned version's install size in MB (`du -sm`), announced before it is downloaded. */
+export const CLAUDE_CODE_INSTALL_MB = 384;
 
 const REPO = new URL("..", import.meta.url).pathname.replace(/\/$/, "");
 
@@ -36,6 +39,12 @@ export async function ensureClaudeCode(
   const claude = pinnedClaudePath(version);
   if (isExecutableFile(claude)) return { claude };
   const cache = claudeCodeCache();
+  // A download this large is said before it starts: what, how big, where, and that it is once.
+  console.error(
+    `Installing Claude Code ${version} for the observed tests (npm, about ${
+      version === CLAUDE_CODE_VERSION ? CLAUDE_CODE_INSTALL_MB : "several hundred"
+    } MB) into ${cache}/${version}, once: later runs reuse it`,
+  );
   Deno.mkdirSync(cache, { recursive: true });
   const staging = Deno.makeTempDirSync({ dir: cache, prefix: `.install-${version}-` });
   try {

@@ -1,11 +1,14 @@
 /**
  * The shell blocks of the documentation, read from the markdown itself so that a test runs each
- * recipe exactly as printed and doc and test cannot drift (`references/migration.md#installing-ctxkit-in-a-skill`).
+ * recipe and transcript exactly as printed and doc and test cannot drift
+ * (`references/reliability.md#the-docs-run-as-printed`).
  *
  * A fenced block is classified by the HTML comment on the last non-blank line above it:
- * `<!-- recipe: <name> -->` (a test runs it as printed) or `<!-- not a recipe: <why> -->` (a
- * synopsis, a transcript, a block a tool writes…). `tests/recipes_test.ts` requires every shell
- * block of `README.md` and `references/*.md` to carry one of the two.
+ * `<!-- recipe: <name> -->` (a test runs it as printed), `<!-- transcript: <name> -->` (commands
+ * with what they print: `tests/_transcripts.ts` runs them and compares) or
+ * `<!-- not a recipe: <why> -->` (a synopsis, a block a tool writes…). `tests/recipes_test.ts`
+ * requires every shell block of `README.md` and `references/*.md` to carry one of the three, and
+ * every `console` block to be a transcript.
  *
  * @module
  */
@@ -24,7 +27,7 @@ export interface DocBlock {
   info: string;
   /** The block's text, its indentation removed, ending with `\n`. */
   body: string;
-  /** `recipe: <name>`, `not a recipe: <why>`, or undefined when unmarked. */
+  /** `recipe: <name>`, `transcript: <name>`, `not a recipe: <why>`, or undefined when unmarked. */
   mark?: string;
 }
 
@@ -53,7 +56,9 @@ export function docBlocks(file: string): DocBlock[] {
     }
     let k = i - 1;
     while (k >= 0 && lines[k].trim() === "") k--;
-    const mark = k >= 0 ? /^\s*<!-- (recipe: .+?|not a recipe: .+?) -->\s*$/.exec(lines[k]) : null;
+    const mark = k >= 0
+      ? /^\s*<!-- (recipe: .+?|transcript: .+?|not a recipe: .+?) -->\s*$/.exec(lines[k])
+      : null;
     blocks.push({
       file,
       line: i + 1,

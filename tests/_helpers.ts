@@ -259,6 +259,28 @@ export interface RunOptions {
   permissions?: string[];
 }
 
+let denoDir: string | undefined;
+
+/**
+ * The Deno cache of whoever runs the tests (`DENO_DIR`, else `deno info --json`): a command run
+ * under a test's fresh HOME keeps it, so `deno bundle` does not fetch its esbuild again.
+ */
+export function runnersDenoDir(): string {
+  const set = Deno.env.get("DENO_DIR");
+  if (set !== undefined && set !== "") return set;
+  if (denoDir !== undefined) return denoDir;
+  const r = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
+    .outputSync();
+  // No zod here: this module is also loaded by runs that have no npm dependencies.
+  const info: unknown = JSON.parse(new TextDecoder().decode(r.stdout));
+  const dir = typeof info === "object" && info !== null && "denoDir" in info
+    ? info.denoDir
+    : undefined;
+  if (typeof dir !== "string") throw new Error("deno info --json names no denoDir");
+  denoDir = dir;
+  return denoDir;
+}
+
 let scratchHome: string | undefined;
 
 /** The environment every run starts from: never the real home or Claude config. */

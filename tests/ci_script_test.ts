@@ -4,7 +4,7 @@
  * stand-in `npm` and `npx` commands, so the test is about the script's bookkeeping, not the checks.
  */
 import assert from "node:assert/strict";
-import { chmodSync, copyFileSync, mkdirSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { lines, makeTempDir, REPO, writeTree } from "./_helpers.ts";
 
@@ -20,6 +20,7 @@ function ciWithStandIns(failing: string): { dir: string; env: Record<string, str
     // A test task prints Deno's summary line; a static check fails when it is the one named.
     npx: `#!/bin/sh
 case "$*" in
+  "deno task test:observed") echo "$CTXKIT_REQUIRE_OBSERVED" >"$HOME/observed.env"; echo "ok | 3 passed | 0 failed (1s)"; exit 0 ;;
   "deno task test"*) echo "ok | 3 passed | 0 failed (1s)"; exit 0 ;;
   "${failing}") echo "error: broken"; exit 1 ;;
   *) exit 0 ;;
@@ -49,8 +50,10 @@ Deno.test(".ci/run: with every check green it passes and counts the four checks"
   const { dir, env } = ciWithStandIns("nothing fails");
   const r = runCi(dir, env);
   assert.equal(r.code, 0);
-  // 4 static checks + 3 tests from each of the two test tasks.
-  assert.equal(r.last, "10 passed, 0 failed");
+  // 4 static checks + 3 tests from each of the three test tasks (sources, observed, bundles).
+  assert.equal(r.last, "13 passed, 0 failed");
+  // The observed suites fail, not skip, when they cannot run (tests/_claude.ts).
+  assert.equal(readFileSync(join(dir, "observed.env"), "utf8"), "1\n");
 });
 
 for (
@@ -60,6 +63,6 @@ for (
     const { dir, env } = ciWithStandIns(failing);
     const r = runCi(dir, env);
     assert.equal(r.code, 1);
-    assert.equal(r.last, "9 passed, 1 failed");
+    assert.equal(r.last, "12 passed, 1 failed");
   });
 }

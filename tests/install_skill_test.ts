@@ -24,7 +24,7 @@ import { mergedHooksJson } from "../scripts/_install_prose.ts";
 import { WRAPPER_MARK } from "../scripts/_install_wrapper.ts";
 import { bundleDir } from "./_bundles.ts";
 import { docBlocks, recipe } from "./_docs.ts";
-import { git, lines, makeTempDir, REPO, TARGET, writeTree } from "./_helpers.ts";
+import { git, lines, makeTempDir, REPO, runnersDenoDir, TARGET, writeTree } from "./_helpers.ts";
 
 const ORIGINAL = "# Rules\n\nUse pnpm 9.1 and NEVER push to main; see docs/release.md.\n";
 const LOSSY = "# Rules\n\nUse pnpm and push carefully.\n";
@@ -85,18 +85,6 @@ function install(plugin: string, options: Partial<InstallOptions> = {}): string[
   const out: string[] = [];
   installSkill({ plugin, bundles: bundleDir(), print: (l) => out.push(l), ...options });
   return out;
-}
-
-/**
- * The Deno cache of whoever runs the tests: `deno bundle` fetches its esbuild into it once, and a
- * user's HOME of a test would have to fetch it again.
- */
-function runnersDenoDir(): string {
-  const set = Deno.env.get("DENO_DIR");
-  if (set !== undefined && set !== "") return set;
-  const r = new Deno.Command(Deno.execPath(), { args: ["info", "--json"], stdout: "piped" })
-    .outputSync();
-  return JSON.parse(new TextDecoder().decode(r.stdout)).denoDir;
 }
 
 let npmCache: string | undefined | null;

@@ -139,7 +139,11 @@ Deno.test("the token is only ever sent to the port serve.json names, on 127.0.0.
       env: { CELLM_DIR: root, CELLM_WORKER_URL: url },
     });
     assert.equal(r.code, 0, r.stderr);
-    assert.match(r.stdout, /reason=server-error$/m);
+    // The trap answers 503; on a loaded machine the answer may come after the client's 1 s.
+    assert.match(r.stdout, /reason=(server-error|timeout)$/m);
+    for (let waited = 0; seen.length === 0 && waited < 600; waited++) {
+      await new Promise((resolve) => setTimeout(resolve, 50)); // until the trap has read it
+    }
     assert.deepEqual(seen, [null]);
   } finally {
     await trap.shutdown();

@@ -25,12 +25,23 @@ const RUN_ELSEWHERE: Record<string, string> = {
 /** Recipes this file runs. */
 const RUN_HERE = ["clone", "vendored", "bundles", "prose-status-over-http"];
 
-Deno.test("docs: every shell block of README.md and references/*.md is a recipe or says why not", () => {
+Deno.test("docs: every shell block of README.md and references/*.md is a recipe, a transcript or says why not", () => {
   const unmarked = shellBlocks().filter((b) => b.mark === undefined);
   deepStrictEqual(
     unmarked.map((b) => `${b.file}:${b.line}`),
     [],
-    "mark each block <!-- recipe: <name> --> (and run it in a test) or <!-- not a recipe: <why> -->",
+    "mark each block <!-- recipe: <name> --> or <!-- transcript: <name> --> (and run it in a test) or <!-- not a recipe: <why> -->",
+  );
+});
+
+Deno.test("docs: every console block is a transcript, run by a test (tests/_transcripts.ts)", () => {
+  const untested = shellBlocks().filter((b) =>
+    b.info.split(/\s/)[0] === "console" && !b.mark?.startsWith("transcript: ")
+  );
+  deepStrictEqual(
+    untested.map((b) => `${b.file}:${b.line}`),
+    [],
+    "a console block shows commands with what they print: mark it <!-- transcript: <name> -->",
   );
 });
 

@@ -2,8 +2,9 @@
  * The README's set-up, checked. `npm ci` must be warning-free on a fresh machine: npm warns about
  * every installed package whose install scripts `package.json`'s `allowScripts` does not cover, so
  * every such package must be listed there (approved or denied). And the README's quick start runs
- * as printed from a fresh clone (of the committed `HEAD`) with nothing on `PATH` but node, npm, git
- * and coreutils: `npm ci` installs everything else, Deno included.
+ * as printed from a fresh clone (of the committed `HEAD`) with an empty HOME and nothing on `PATH`
+ * but node, npm, git and coreutils: `npm ci` installs everything else, Deno included, and the first
+ * command prints a table of the example project (`examples/demo`) with its files in it.
  *
  * The quick start's second line, `npx deno task test`, runs the whole suite again inside the clone;
  * that takes minutes, so it runs only with `CTXKIT_SETUP_FULL=1` (`deno task test:setup`); the
@@ -48,6 +49,14 @@ Deno.test("npm ci: every installed package with install scripts is covered by al
     assert.ok(allowed.some((a) => a === name || a.startsWith(`${name}@`)), name);
   }
 });
+
+/** The rows of a table report's heaviest list (`references/context-scan.md#table-report`). */
+function heaviestRows(table: string): string[] {
+  const all = lines(table);
+  const start = all.findIndex((l) => l.startsWith("HEAVIEST "));
+  const end = all.findIndex((l, i) => i > start && l === "");
+  return start < 0 ? [] : all.slice(start + 2, end);
+}
 
 /** The first program called `name` on this process's PATH, resolved, or undefined. */
 function which(name: string): string | undefined {
@@ -143,10 +152,15 @@ Deno.test("README quick start, from a fresh clone with only node, npm, git and c
   assert.equal(first.code, 0, first.stderr);
   assert.equal(lines(first.stderr).at(-1), "✅ EXIT:0", first.stderr);
   assert.doesNotMatch(first.stderr, /npm warn/i);
-  // npm's own report goes to stdout first; the scan's JSON document is the rest.
-  const doc = JSON.parse(first.stdout.slice(first.stdout.indexOf("{\n")));
-  assert.equal(doc.roots.project, clone);
-  assert.deepEqual(doc.scan_issues, []);
+  // npm's own report goes to stdout first; the scan's table of the example project is the rest.
+  const table = first.stdout.slice(first.stdout.indexOf("context-scan "));
+  assert.equal(lines(table)[0], `context-scan ${clone}/examples/demo`, first.stdout);
+  const rows = heaviestRows(table);
+  assert.ok(rows.length > 0, table);
+  for (const file of ["CLAUDE.md", "docs/architecture.md", ".claude/rules/style.md"]) {
+    assert.ok(rows.some((r) => r.endsWith(`  ${file}`)), `${file} in\n${table}`);
+  }
+  assert.ok(lines(table).includes("SCAN ISSUES (0)"), table);
   assert.ok(existsSync(join(clone, "node_modules", ".bin", "deno")));
 
   if (Deno.env.get("CTXKIT_SETUP_FULL") !== "1") {

@@ -12,6 +12,7 @@ import { printable } from "../text.ts";
 import { CONTEXT_CATEGORIES } from "./categories.ts";
 import { whenItLoads } from "./report_tiers.ts";
 import { LIMIT_MEANINGS, RULES_AS_OF } from "./loading_rules.ts";
+import { type ColumnPath, cutLeft, fitColumn, fitPath, keepEnd, width } from "./report_paths.ts";
 import type { LimitCode, ScanDocument, ScanObserved, ScanRow, ScanTotal } from "./schema.ts";
 
 /** How to render the report. */
@@ -34,48 +35,6 @@ const TIER_COLOR: Readonly<Record<string, string>> = {
   "per-spawn": "36",
   "per-invocation": "35",
 };
-
-/** Code points of `s` (what the report counts as its width). */
-function width(s: string): number {
-  let n = 0;
-  for (const _ of s) n++;
-  return n;
-}
-
-/** `s` cut to `max` code points, keeping its end behind a leading `…`. */
-function keepEnd(s: string, max: number): string {
-  const chars = [...s];
-  if (chars.length <= max) return s;
-  return max <= 0 ? "" : "…" + chars.slice(chars.length - max + 1).join("");
-}
-
-/**
- * A path cut to `max` code points in the middle: its first segment (`/tmp`, `~`, `.claude`…) and
- * `/…`, then as much of its end as fits, the last segment always whole — so a cut path still says
- * where it starts and which file it is. A path whose first and last segments alone do not fit
- * keeps its end behind `…`.
- *
- * @example
- * ```ts
- * import { cutMiddle } from "./report.ts";
- * cutMiddle("~/.claude/plugins/cache/tools/skills/setup/SKILL.md", 30); // "~/…ools/skills/setup/SKILL.md"
- * ```
- */
-export function cutMiddle(s: string, max: number): string {
-  if (width(s) <= max) return s;
-  const segs = s.split("/");
-  const absolute = segs[0] === "";
-  const first = absolute ? `/${segs[1] ?? ""}` : segs[0];
-  const restStart = absolute ? 2 : 1;
-  const last = segs[segs.length - 1];
-  if (segs.length > restStart + 1 && width(first) + 3 + width(last) <= max) {
-    // `first/…` then as much of the rest's end as fits: the last segment always whole.
-    const rest = [...segs.slice(restStart).join("/")];
-    const room = max - width(first) - 2;
-    return `${first}/…${rest.slice(rest.length - room).join("")}`;
-  }
-  return keepEnd(s, max);
-}
 
 /** `s` cut to `max` code points, keeping its start before a trailing `…`. */
 export function keepStart(s: string, max: number): string {
@@ -152,45 +111,14 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
       if (key === "system-prompt" && t.files === 0) continue;
       out.push(padEnd(title, 16) + padStart(num(t.files), 7) + padStart(num(t.tokens), 11));
     }
-    out.push(keepStart("  (system prompt and tools: only --observe can see them)", w));
+    // What no file owns is seen only by an observation: said where there is none.
+    if (doc.observed === undefined) {
+      out.push(keepStart("  (system prompt and tools: only --observe can see them)", w));
+    }
     out.push("");
   }
 
-  // The heaviest rows.
-  const rank = (r: ScanRow) => loaded ? (r.loaded_tokens ?? 0) : r.tokens;
-  const heaviest = doc.files
-    .map((row, i) => ({ row, i }))
-    .sort((a, b) => rank(b.row) - rank(a.row) || b.row.tokens - a.row.tokens || a.i - b.i)
-    .slice(0, HEAVIEST)
-    .map(({ row }) => row);
-  out.push(bold(keepStart(
-    `HEAVIEST ${heaviest.length === 1 ? "ROW" : `${heaviest.length} ROWS`} (by ${
-      loaded ? "loaded" : "potential"
-    } tokens)`,
-    w,
-  )));
-  const barWidth = Math.floor(w / 10);
-  const figures = (tokens: string, loadedTokens: string) =>
-    padStart(tokens, 9) + (loaded ? padStart(loadedTokens, 9) : "");
-  const pathWidth = w - (2 + barWidth + (loaded ? 18 : 9) + 2 + 14 + 2);
-  if (heaviest.length === 0) out.push("  none");
-  else {
-    out.push(
-      `  ${" ".repeat(barWidth)}${figures("tokens", "loaded")}  ${padEnd("tier", 14)}  path`,
-    );
-  }
-  const max = Math.max(0, ...heaviest.map(rank));
-  for (const row of heaviest) {
-    const value = rank(row);
-    const length = max === 0
-      ? 0
-      : Math.max(value > 0 ? 1 : 0, Math.round((value / max) * barWidth));
-    const bar = paint(TIER_COLOR[row.tier], "█".repeat(length)) + " ".repeat(barWidth - length);
-    const suffix = kindSuffix(row);
-    const path = cutMiddle(show(row.path), pathWidth - width(suffix)) + suffix;
-    const numbers = figures(num(row.tokens), num(row.loaded_tokens ?? 0));
-    out.push(`  ${bar}${numbers}  ${padEnd(row.tier, 14)}  ${path}`);
-  }
+  out.push(...heaviestSection(doc, w, paint, show));
 
   // Limits that fired.
   if (loaded) {
@@ -217,14 +145,105 @@ export function renderReport(doc: ScanDocument, options: ReportOptions): string 
   out.push(bold(`SCAN ISSUES (${doc.scan_issues.length})`));
   if (doc.scan_issues.length === 0) out.push(`  ${paint("32", "none: the inventory is complete")}`);
   for (const issue of doc.scan_issues) {
-    out.push(`  ${paint("31", cutMiddle(show(issue.path), w - 2))}`);
-    // Problem lines name absolute paths: shown relative to the project root, so the reason fits.
+    const path = show(issue.path);
+    out.push(`  ${paint("31", fitPath(path, w - 2))}`);
+    // Problem lines name absolute paths: shown relative to the project root, so the reason fits;
+    // a reason longer than the line wraps at spaces, never cut.
     for (const line of issue.detail.split("\n")) {
-      const short = line.replaceAll(`${doc.roots.project}/`, "");
-      out.push(`    ${keepStart(printable(short), w - 4)}`);
+      const short = printable(line.replaceAll(`${doc.roots.project}/`, ""));
+      for (const part of wrapWords(short, w - 4)) out.push(`    ${part}`);
     }
   }
   return out.join("\n") + "\n";
+}
+
+/**
+ * The heaviest rows: a bar proportional to the heaviest (a tenth of the width), the figures, the
+ * tier and the path. When a path does not fit, the bars go first (the column is dropped for every
+ * row); then paths are cut from the left, never into their name; a row whose name still does not
+ * fit prints its path on the line below, across the width.
+ */
+function heaviestSection(
+  doc: ScanDocument,
+  w: number,
+  paint: (code: string, s: string) => string,
+  show: (path: string) => string,
+): string[] {
+  const loaded = doc.totals.grand.loaded !== undefined;
+  const rank = (r: ScanRow) => loaded ? (r.loaded_tokens ?? 0) : r.tokens;
+  const heaviest = doc.files
+    .map((row, i) => ({ row, i }))
+    .sort((a, b) => rank(b.row) - rank(a.row) || b.row.tokens - a.row.tokens || a.i - b.i)
+    .slice(0, HEAVIEST)
+    .map(({ row }) => row);
+  const out = [paint(
+    "1",
+    keepStart(
+      `HEAVIEST ${heaviest.length === 1 ? "ROW" : `${heaviest.length} ROWS`} (by ${
+        loaded ? "loaded" : "potential"
+      } tokens)`,
+      w,
+    ),
+  )];
+  if (heaviest.length === 0) return [...out, "  none"];
+  const figures = (tokens: string, loadedTokens: string) =>
+    padStart(tokens, 9) + (loaded ? padStart(loadedTokens, 9) : "");
+  const columns = 2 + (loaded ? 18 : 9) + 2 + 14 + 2;
+  const paths: ColumnPath[] = heaviest.map((row) => ({
+    path: show(row.path),
+    suffix: kindSuffix(row),
+    plugin: row.root === "plugin",
+  }));
+  const withBars = Math.floor(w / 10);
+  const fitted = fitColumn(paths, w - columns - withBars);
+  const barWidth = fitted.every((p) => p !== undefined) ? withBars : 0;
+  const texts = barWidth > 0 ? fitted : fitColumn(paths, w - columns);
+  // A name too wide for the column: its own line, indented, with the whole width.
+  const below = texts.includes(undefined) ? fitColumn(paths, w - WRAP_INDENT) : [];
+  out.push(`  ${" ".repeat(barWidth)}${figures("tokens", "loaded")}  ${padEnd("tier", 14)}  path`);
+  const max = Math.max(0, ...heaviest.map(rank));
+  heaviest.forEach((row, i) => {
+    const value = rank(row);
+    const length = max === 0 || barWidth === 0
+      ? 0
+      : Math.max(value > 0 ? 1 : 0, Math.round((value / max) * barWidth));
+    const bar = (length > 0 ? paint(TIER_COLOR[row.tier], "█".repeat(length)) : "") +
+      " ".repeat(barWidth - length);
+    const numbers = figures(num(row.tokens), num(row.loaded_tokens ?? 0));
+    const tier = padEnd(row.tier, 14);
+    const text = texts[i];
+    if (text !== undefined) out.push(`  ${bar}${numbers}  ${tier}  ${text}`);
+    else {
+      const whole = paths[i].path + paths[i].suffix;
+      out.push(`  ${bar}${numbers}  ${row.tier}`);
+      out.push(" ".repeat(WRAP_INDENT) + (below[i] ?? keepEnd(whole, w - WRAP_INDENT)));
+    }
+  });
+  return out;
+}
+
+/** The indent of a path printed below its row. */
+const WRAP_INDENT = 6;
+
+/** `text` broken at spaces into lines of at most `max` code points (a longer word is split). */
+function wrapWords(text: string, max: number): string[] {
+  const lines: string[] = [];
+  let line = "";
+  for (const word of text.split(" ")) {
+    const joined = line === "" ? word : `${line} ${word}`;
+    if (width(joined) <= max) {
+      line = joined;
+      continue;
+    }
+    if (line !== "") lines.push(line);
+    let rest = [...word];
+    while (rest.length > max) {
+      lines.push(rest.slice(0, max).join(""));
+      rest = rest.slice(max);
+    }
+    line = rest.join("");
+  }
+  return [...lines, line];
 }
 
 /** A row's kind, when not a whole file, as a suffix of its path. */
@@ -300,13 +319,18 @@ function observedSection(
   out.push(bold(`HEAVIEST OBSERVED SOURCES (${heaviest.length} of ${o.sources.length})`));
   if (heaviest.length === 0) out.push("  none");
   for (const s of heaviest) {
-    const what = s.kind === "hook" || s.path === null
-      ? `${printable(s.name)}${s.built_in ? " [built-in]" : ""}`
-      : s.kind === "skill" || s.kind === "command" || s.kind === "agent"
-      ? `${printable(s.name)} (${show(s.path)})`
-      : show(s.path);
     const head = `  ${padStart(num(s.tokens), 9)}  ${padEnd(s.kind, 12)}  `;
-    out.push(head + cutMiddle(what, w - width(head)));
+    const room = w - width(head);
+    const name = printable(s.name);
+    let what: string;
+    if (s.kind === "hook" || s.path === null) what = `${name}${s.built_in ? " [built-in]" : ""}`;
+    else if (s.kind === "skill" || s.kind === "command" || s.kind === "agent") {
+      // The listing name is what tells the entry apart; its file comes after it, as room allows.
+      const path = show(s.path);
+      const file = cutLeft(path, ")", room - width(name) - 2, path.split("/").length - 1);
+      what = file === undefined ? name : `${name} (${file}`;
+    } else what = fitPath(show(s.path), room);
+    out.push(head + keepEnd(what, room));
   }
   for (const warning of o.warnings) {
     out.push(`  ${paint("33", keepStart(`⚠ ${printable(warning)}`, w - 2))}`);

@@ -95,8 +95,10 @@ Deno.test("renderReport: 120 columns, no colour; every line fits", () => {
 Deno.test("renderReport: colour is ANSI SGR only, and stripping it gives the plain report", () => {
   const coloured = renderReport(sample(), { width: 80, color: true, home: "/home/ana" });
   assert.match(coloured, /\x1b\[1mcontext-scan ~\/demo\x1b\[0m/);
-  assert.match(coloured, /\x1b\[33m█+\x1b\[0m/);
   assert.equal(coloured.replace(/\x1b\[[0-9]+m/g, ""), REPORT_80);
+  const wide = renderReport(sample(), { width: 120, color: true, home: "/home/ana" });
+  assert.match(wide, /\x1b\[33m█+\x1b\[0m/);
+  assert.equal(wide.replace(/\x1b\[[0-9]+m/g, ""), REPORT_120);
 });
 
 Deno.test("renderReport: without loaded figures there are no LOADED column and no limits", () => {
@@ -143,13 +145,15 @@ Hooks' context        0          0
   (system prompt and tools: only --observe can see them)
 
 HEAVIEST 6 ROWS (by loaded tokens)
-             tokens   loaded  tier            path
-  ████████   10,000    6,250  always-on       ~/…-home-ana-demo/memory/MEMORY.md
-  ████        3,000    3,000  per-invocation  skills/…ng-directory-name/SKILL.md
-  ███         1,000    2,250  always-on       CLAUDE.md
-  █             750      385  always-on       skills/…ry-name/SKILL.md [listing]
-  █             200      200  per-spawn       "agents/new\\nline.md"
-                500        0  always-on       .claude/rules/api/scoped.md
+     tokens   loaded  tier            path
+     10,000    6,250  always-on       …/projects/-home-ana-demo/memory/MEMORY.md
+      3,000    3,000  per-invocation
+      skills/a-skill-with-a-very-long-directory-name/SKILL.md
+      1,000    2,250  always-on       CLAUDE.md
+        750      385  always-on
+      skills/a-skill-with-a-very-long-directory-name/SKILL.md [listing]
+        200      200  per-spawn       "agents/new\\nline.md"
+        500        0  always-on       .claude/rules/api/scoped.md
 
 LIMITS THAT FIRED
   description-capped        1  listing description cut at 1,536 characters
@@ -219,3 +223,78 @@ SCAN ISSUES (1)
   .claude/rules
     '.claude/rules/locked': Permission denied
 `;
+
+/** An observation with one source per kind of line the observed section prints. */
+function observed(): NonNullable<ReturnType<typeof sample>["observed"]> {
+  const size = (bytes: number) => ({ bytes, tokens: Math.floor(bytes / 4) });
+  return {
+    claude_code_version: "2.1.328",
+    sandboxed: true,
+    layout_checked_on: ["2.1.328"],
+    categories: {
+      "system-prompt": size(7_000),
+      tools: size(30_000),
+      "memory-files": size(9_000),
+      skills: size(1_600),
+      agents: size(0),
+      hooks: size(0),
+      environment: size(1_000),
+      messages: size(400),
+      unattributed: size(0),
+    },
+    total: size(49_000),
+    sources: [{
+      category: "skills",
+      kind: "skill",
+      name: "a-skill-with-a-very-long-directory-name",
+      path: `${R}/skills/a-skill-with-a-very-long-directory-name/SKILL.md`,
+      built_in: false,
+      ...size(1_540),
+    }, {
+      category: "memory-files",
+      kind: "instruction",
+      name: `${R}/CLAUDE.md`,
+      path: `${R}/CLAUDE.md`,
+      built_in: false,
+      ...size(9_000),
+    }],
+    warnings: [],
+  };
+}
+
+Deno.test("renderReport: under --observe the note that only --observe sees the system prompt is gone", () => {
+  const note = "  (system prompt and tools: only --observe can see them)";
+  const plain = renderReport(sample(), { width: 80, color: false });
+  assert.ok(plain.split("\n").includes(note));
+  const doc = { ...sample(), observed: observed() };
+  const out = renderReport(doc, { width: 80, color: false, home: "/home/ana" });
+  assert.ok(!out.includes("only --observe"), out);
+  assert.ok(out.includes("OBSERVED START-UP CONTEXT (Claude Code 2.1.328, sandboxed"), out);
+  // The listing name stays whole; its file follows as room allows, cut from the left.
+  assert.ok(
+    out.includes(
+      "      385  skill         a-skill-with-a-very-long-directory-name (…/SKILL.md)",
+    ),
+    out,
+  );
+  for (const line of out.split("\n")) assert.ok([...line].length <= 80, line);
+});
+
+Deno.test("renderReport: a scan issue's long reason wraps at spaces, never cut mid-word", () => {
+  const reason = "Instruction directory cannot be listed: the walk stopped at this folder and " +
+    "every file below it is missing from the inventory";
+  const doc = buildDocument(R, null, "all", [], [{
+    root: "project",
+    path: `${R}/.claude/rules`,
+    kind: "discovery-incomplete",
+    exit_status: 1,
+    detail: reason,
+  }]);
+  const out = renderReport(doc, { width: 60, color: false });
+  const lines = out.split("\n");
+  const at = lines.indexOf("  .claude/rules");
+  const wrapped = lines.slice(at + 1).filter((l) => l.startsWith("    "));
+  assert.ok(wrapped.length >= 2, out);
+  assert.equal(wrapped.map((l) => l.slice(4)).join(" "), reason);
+  for (const line of wrapped) assert.ok([...line].length <= 60, line);
+});

@@ -9,7 +9,8 @@
  */
 
 import { printable } from "../text.ts";
-import { cutMiddle, keepStart, num, padStart } from "./report.ts";
+import { keepStart, num, padStart } from "./report.ts";
+import { fitPath } from "./report_paths.ts";
 import { tokensOf } from "./measure.ts";
 import type { ScanDocument, ScanRow } from "./schema.ts";
 
@@ -29,7 +30,8 @@ export function whenItLoads(
   const dash = "-";
   const line = (model: string, observed: string, what: string) => {
     const head = `  ${padStart(model, 9)}${padStart(observed, 10)}  `;
-    return head + cutMiddle(what, w - head.length);
+    // A path is cut from the left, never into its name (references/context-scan.md#table-report).
+    return head + fitPath(what, w - head.length);
   };
   const out: string[] = [];
   out.push(bold(keepStart("WHEN IT LOADS (tokens: the model's, then what Claude Code sent)", w)));

@@ -2,7 +2,6 @@ import assert from "node:assert/strict";
 import { makePrivateConfig, redirectReasons } from "./config.ts";
 import { instructionKind } from "./observed.ts";
 import { splitHookContext } from "./request.ts";
-import { cutMiddle } from "../report.ts";
 
 function tempDir(): string {
   return Deno.makeTempDirSync({ prefix: "ctxkit-config-test-" });
@@ -105,15 +104,4 @@ Deno.test("splitHookContext: one part per SessionStart paragraph, up to the envi
   ]);
   assert.deepEqual(splitHookContext("# Environment\nx"), []);
   assert.deepEqual(splitHookContext("SessionStart: no heading follows"), []);
-});
-
-Deno.test("cutMiddle: keeps the first and last segments, cuts the middle", () => {
-  const path = "~/.claude/plugins/cache/foo-tools/skills/manager-setup/SKILL.md";
-  assert.equal(cutMiddle(path, 100), path);
-  assert.equal(cutMiddle(path, 40), "~/…o-tools/skills/manager-setup/SKILL.md");
-  assert.equal([...cutMiddle(path, 40)].length, 40);
-  assert.equal(cutMiddle("/tmp/a/b/c/d/e/f/file.md", 16), "/tmp/…/f/file.md");
-  // first and last alone do not fit: the end is kept
-  assert.equal(cutMiddle("/tmp/a/very-long-file-name.md", 12), "…ile-name.md");
-  assert.equal(cutMiddle("no-slashes-at-all-here", 10), "…-all-here");
 });
