@@ -27,6 +27,7 @@ import "../lib/scan/discovery.ts";
 import "../lib/scan/document.ts";
 import "../lib/scan/files.ts";
 import "../lib/scan/measure.ts";
+import "../lib/scan/read_memo.ts";
 import "../lib/scan/roots.ts";
 import "../lib/scan/scan.ts";
 import "../lib/scan/walk.ts";
