@@ -5,9 +5,9 @@
  * observed task (`deno task test:observed`).
  *
  * What Claude Code sends beside the project's files depends on the machine and the day (its
- * environment block names the working directory, the date, the git status), so on the lines of the
- * observed groups and the budget line the figures compare as `N`; every other line, the model's
- * and the observed sources', compares exactly.
+ * environment block names the working directory, the date, the git status), so the figures on the
+ * lines of the observed groups, on the budget line and in the whole request's cell of the start-up
+ * row compare as `N`; every other line, the model's and the observed sources', compares exactly.
  */
 import assert from "node:assert/strict";
 import { observedClaude } from "./_claude.ts";
@@ -27,6 +27,10 @@ import { claudeCodeCache } from "../scripts/claude_code.ts";
 function maskMachineFigures(text: string): string {
   const titles = [...CONTEXT_CATEGORIES.map((c) => c.title), "total"];
   return text.split("\n").map((line) => {
+    if (line.endsWith("(observed: whole request)")) {
+      // WHEN IT LOADS' start-up row: the model's figure stays exact, the whole request's is the day's.
+      return line.replace(/^( *[0-9][0-9,]*) +[0-9][0-9,]*/, "$1 N");
+    }
     const group = titles.some((t) => line.startsWith(`  ${t} `));
     if (!group && !line.startsWith("BUDGET: ")) return line;
     return line.replace(/[0-9][0-9,.]*%?/g, "N").replace(/█+/g, "▮").replace(/ +/g, " ");
