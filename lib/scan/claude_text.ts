@@ -434,9 +434,9 @@ function flowList(value: string): string[] {
  * // Map { "name" => "a", "tools" => ["Read", "Grep"], "description" => "x\ny\n" }
  * ```
  */
-export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
+export function parseFrontmatter(yaml: string): ReadonlyMap<string, YamlValue> {
   // A `--loaded` run parses each text once (the listing, the invocation and the spawn read the
-  // same files): each caller gets its own map of the shared, never-modified values.
+  // same files): every caller reads the one map, never modified.
   const parsed = runTable<Map<string, YamlValue>>("frontmatter");
   // One final newline more or less changes nothing but a `|+`/`>+` block's kept blank lines (the
   // listing's split leaves it out, Claude Code's keeps it): both spellings are one parse.
@@ -448,10 +448,33 @@ export function parseFrontmatter(yaml: string): Map<string, YamlValue> {
     fields = parseFields(yaml);
     parsed?.set(key, fields);
   }
-  return new Map(fields);
+  return fields;
+}
+
+/**
+ * A line `key: value` whose value is a plain scalar on its own: no indentation, no comment, no
+ * quote, flow list or block, no CR, nothing to trim.
+ */
+const SIMPLE_FIELD = /^([A-Za-z_][\w-]*)[ \t]*:[ \t]+([^\s"'[|>#](?:[^#\r]*\S)?)$/;
+
+/**
+ * The fields of a block made of {@linkcode SIMPLE_FIELD} lines only (most frontmatter), read as
+ * {@linkcode parseFields} reads them; undefined for any other block.
+ */
+function simpleFields(yaml: string): Map<string, YamlValue> | undefined {
+  const result = new Map<string, YamlValue>();
+  for (const line of yaml.split("\n")) {
+    const m = SIMPLE_FIELD.exec(line);
+    if (m === null) return undefined;
+    // `~` and `null` are YAML's null: no value.
+    result.set(m[1], m[2] === "~" || m[2] === "null" ? undefined : m[2]);
+  }
+  return result;
 }
 
 function parseFields(yaml: string): Map<string, YamlValue> {
+  const simple = simpleFields(yaml);
+  if (simple !== undefined) return simple;
   const result = new Map<string, YamlValue>();
   const raw = yaml.split("\n").map((l) => l.replace(/\r$/, ""));
   // A block whose every line is indented alike is a mapping all the same: read it dedented.

@@ -114,6 +114,50 @@ Deno.test("parseFrontmatter: scalars, quotes, blocks, lists", () => {
   );
 });
 
+Deno.test("parseFrontmatter: plain one-line fields read alike, whichever way they are read", () => {
+  // All `key: value` lines (read line by line), and the same lines where one other line sends
+  // the block through the whole reader: every shared key has one value.
+  const lines = [
+    "name: a-b_c",
+    "description: Does x: then y, z.",
+    "tildes: ~",
+    "nulls: null",
+    "nully: null-ish",
+    "dash: - not a list",
+    "spaced:   wide  gap\tinside",
+    "unicode: caf\u00e9 \u4e2d",
+    "name: last wins",
+  ];
+  const simple = Object.fromEntries(parseFrontmatter(lines.join("\n")));
+  const whole = Object.fromEntries(parseFrontmatter([...lines, "quoted: 'q'"].join("\n")));
+  assert.deepEqual(simple, {
+    name: "last wins",
+    description: "Does x: then y, z.",
+    tildes: undefined,
+    nulls: undefined,
+    nully: "null-ish",
+    dash: "- not a list",
+    spaced: "wide  gap\tinside",
+    unicode: "caf\u00e9 \u4e2d",
+  });
+  assert.deepEqual(whole, { ...simple, quoted: "q" });
+  // Lines a plain reading would misread go through the whole reader: trailing blanks (including a
+  // no-break space), CRs, comments, continuation lines, blank lines.
+  const tricky: [string, Record<string, string | undefined>][] = [
+    ["a: x  ", { a: "x" }],
+    ["a: x\u00a0", { a: "x" }],
+    ["a: x\r\nb: y\r", { a: "x", b: "y" }],
+    ["a: x # note", { a: "x" }],
+    ["a: x\n  more", { a: "x more" }],
+    ["a: x\n\nb: y", { a: "x", b: "y" }],
+    // A no-break space is no separator: no key at all.
+    ["a:\u00a0x", {}],
+  ];
+  for (const [yaml, fields] of tricky) {
+    assert.deepEqual(Object.fromEntries(parseFrontmatter(yaml)), fields, JSON.stringify(yaml));
+  }
+});
+
 Deno.test("parseFrontmatter: a block of 300,000 lines (no argument-count limit)", () => {
   const yaml = `description: |\n${"  x\n".repeat(300_000)}`;
   assert.equal((parseFrontmatter(yaml).get("description") as string).length, 600_000);

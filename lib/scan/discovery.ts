@@ -116,9 +116,15 @@ function directoryStat(out: Discovery, label: RootLabel, path: string): Deno.Fil
 /**
  * The `*.md` files of an instruction root (`rules`, `.claude/rules`, `references`) — a followed,
  * pruned walk — or an issue when it is a link that does not resolve to a directory
- * (`references/context-scan.md#walks`).
+ * (`references/context-scan.md#walks`). `alwaysOn`: its files become always-on rows (rules, not a
+ * skill's references).
  */
-export function instructionFiles(out: Discovery, label: RootLabel, root: string): string[] {
+export function instructionFiles(
+  out: Discovery,
+  label: RootLabel,
+  root: string,
+  alwaysOn = true,
+): string[] {
   const st = statFollow(root);
   if ("error" in st || !st.isDirectory) {
     if (isSymlink(root)) out.issue(label, root, INSTRUCTION_LINK_DETAIL);
@@ -128,7 +134,7 @@ export function instructionFiles(out: Discovery, label: RootLabel, root: string)
   const result = walk(
     root,
     st,
-    { follow: true, prune: true, listings: out.listings },
+    { follow: true, prune: true, listings: out.listings, noteLinks: alwaysOn },
     anyMarkdown,
     null,
   );
@@ -143,7 +149,7 @@ export function memoryFiles(out: Discovery, label: RootLabel, start: string): st
   const result = walk(
     start,
     st,
-    { follow: false, prune: false, listings: out.listings },
+    { follow: false, prune: false, listings: out.listings, noteLinks: true },
     anyMarkdown,
     null,
   );
@@ -395,6 +401,7 @@ export function scanRoot(out: Discovery, label: "project" | "global", root: stri
       out,
       label,
       `${path.slice(0, path.lastIndexOf("/"))}/references`,
+      false,
     );
     for (const ref of references.sort(compareUtf8)) {
       addFileRow(out, label, ref, "per-invocation", "on-demand");

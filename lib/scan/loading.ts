@@ -48,8 +48,26 @@ export interface LoadingOptions {
   managed?: string;
 }
 
-function key(path: string, kind: string): string {
-  return `${path}\0${kind}`;
+/** Values by a row's path and kind: a map per kind, so no key is built per lookup. */
+class ByPathKind<V> {
+  readonly #kinds = new Map<string, Map<string, V>>();
+
+  get(path: string, kind: string): V | undefined {
+    return this.#kinds.get(kind)?.get(path);
+  }
+
+  has(path: string, kind: string): boolean {
+    return this.#kinds.get(kind)?.has(path) ?? false;
+  }
+
+  set(path: string, kind: string, value: V): void {
+    let paths = this.#kinds.get(kind);
+    if (paths === undefined) {
+      paths = new Map();
+      this.#kinds.set(kind, paths);
+    }
+    paths.set(path, value);
+  }
 }
 
 /** The `/context` group of an inventory row Claude Code does not load as a source. */
@@ -112,7 +130,7 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
   const home = options.home ?? envValue("HOME");
   let model: (ModelView & { agentsMdLoaded: boolean }) | undefined;
   let tiers: TierRows | undefined;
-  const byKey = new Map<string, LoadedSource>();
+  const byKey = new ByPathKind<LoadedSource>();
   return {
     run: withOneReadEach,
     addRows(candidates: readonly CandidateRow[], context: LoadingContext): CandidateRow[] {
@@ -138,42 +156,43 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
       // Named as the inventory names its files.
       tiers = tierRows(perTier, logicalName(whole.project, context.project));
       const reported = view.sources;
-      for (const s of reported) {
-        byKey.set(key(s.path, s.kind), s);
-      }
-      const matched = new Set<string>();
+      for (const s of reported) byKey.set(s.path, s.kind, s);
+      const matched = new ByPathKind<true>();
       const rows: CandidateRow[] = [];
       const children = new Map<string, LoadedSource[]>();
       for (const s of reported) {
         if (s.importedBy === undefined) continue;
-        children.set(s.importedBy, [...(children.get(s.importedBy) ?? []), s]);
+        const siblings = children.get(s.importedBy);
+        if (siblings === undefined) children.set(s.importedBy, [s]);
+        else siblings.push(s);
       }
       // Built when an import first needs it (most scans have none).
-      let candidateKeys: Set<string> | undefined;
-      const isCandidate = (k: string) => {
-        candidateKeys ??= new Set(
-          candidates.filter((c) => c.tier === "always-on").map((c) => key(c.path, c.kind)),
-        );
-        return candidateKeys.has(k);
+      let candidateKeys: ByPathKind<true> | undefined;
+      const isCandidate = (path: string, kind: string) => {
+        if (candidateKeys === undefined) {
+          candidateKeys = new ByPathKind();
+          for (const c of candidates) {
+            if (c.tier === "always-on") candidateKeys.set(c.path, c.kind, true);
+          }
+        }
+        return candidateKeys.has(path, kind);
       };
       const push = (row: CandidateRow) => {
         rows.push(row);
         if (row.tier !== "always-on" || row.kind !== "file") return;
         for (const child of children.get(row.path) ?? []) {
-          const k = key(child.path, child.kind);
-          if (matched.has(k) || isCandidate(k)) continue;
-          matched.add(k);
+          if (matched.has(child.path, child.kind) || isCandidate(child.path, child.kind)) continue;
+          matched.set(child.path, child.kind, true);
           push(newRow(child));
         }
       };
       for (const row of [...candidates, ...view.pluginRows]) {
-        if (row.tier === "always-on") matched.add(key(row.path, row.kind));
+        if (row.tier === "always-on") matched.set(row.path, row.kind, true);
         push(row);
         if (row.loading !== "invoked-skill" || row.kind !== "file") continue;
         // Each SKILL.md's listing entry, loaded or not.
-        const k = key(row.path, "field:description");
-        const source = byKey.get(k);
-        matched.add(k);
+        const source = byKey.get(row.path, "field:description");
+        matched.set(row.path, "field:description", true);
         push({
           path: row.path,
           root: row.root,
@@ -185,9 +204,8 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         });
       }
       for (const s of reported) {
-        const k = key(s.path, s.kind);
-        if (matched.has(k)) continue;
-        matched.add(k);
+        if (matched.has(s.path, s.kind)) continue;
+        matched.set(s.path, s.kind, true);
         push(newRow(s));
       }
       rows.push(...tiers.extraRows(rows, context.includeGlobal));
@@ -200,6 +218,17 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
         throw new TypeError("annotate before addRows");
       }
       return rows.map((row) => {
+        if (row.tier !== "always-on") {
+          // What the invocation or spawn sends (`tier_rows.ts`); no start-up category.
+          const later = perTier.later(row);
+          return {
+            ...row,
+            loaded_bytes: later.bytes,
+            loaded_tokens: tokensOf(later.bytes),
+            limits: later.limits,
+            category: null,
+          };
+        }
         const annotated = annotateRow(row, current);
         const figures = perTier.figures(annotated);
         return figures === undefined ? annotated : { ...annotated, ...figures };
@@ -207,18 +236,9 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
     },
   };
 
-  /** The start-up figures of one admitted row. */
+  /** The start-up figures of one admitted always-on row. */
   function annotateRow(row: ScanRow, current: ModelView & { agentsMdLoaded: boolean }): ScanRow {
-    if (row.tier !== "always-on") {
-      return {
-        ...row,
-        loaded_bytes: row.bytes,
-        loaded_tokens: row.tokens,
-        limits: [],
-        category: null,
-      };
-    }
-    const source = byKey.get(key(row.path, row.kind));
+    const source = byKey.get(row.path, row.kind);
     // Instruction files are where links matter (a CLAUDE.md linked to AGENTS.md): one lstat each.
     const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
     const link = target === undefined ? {} : { resolves_to: target };

@@ -12,7 +12,6 @@
 import type { CandidateRow } from "./discovery.ts";
 import { statFollow } from "./files.ts";
 import { LIMIT_MEANINGS } from "./loading_rules.ts";
-import { tokensOf } from "./measure.ts";
 import type { OnAccessSource } from "./model/on_access.ts";
 import { readText } from "./model/read.ts";
 import { recalled } from "./read_memo.ts";
@@ -70,8 +69,18 @@ export function hookFiring(path: string): HookFiring[] | undefined {
 export interface TierRows {
   /** The rows the inventory lacks, in the order they follow it. */
   extraRows(candidates: readonly CandidateRow[], includeGlobal: boolean): CandidateRow[];
-  /** The per-tier keys of an admitted row, or undefined when it has none. */
+  /** The per-tier keys of an admitted always-on row, or undefined when it has none. */
   figures(row: ScanRow): Partial<ScanRow> | undefined;
+  /** What an admitted per-invocation or per-spawn row sends, and what limited it. */
+  later(row: ScanRow): LaterFigure;
+}
+
+/** What a per-invocation or per-spawn row sends when its skill, command or agent is used. */
+export interface LaterFigure {
+  /** Bytes sent. */
+  readonly bytes: number;
+  /** What shaped `bytes`, in the documented order. */
+  readonly limits: LimitCode[];
 }
 
 function loadingOf(source: OnAccessSource): CandidateRow["loading"] {
@@ -93,19 +102,29 @@ export function tierRows(tiers: TierModel, name: (path: string) => string = (p) 
   return {
     extraRows(candidates, includeGlobal) {
       // Only the inventory's rows of files the tiers name can be had already.
+      // Only the inventory's rows of files the tiers name can be had already: those, by tier (a
+      // set each, so no key is built per row).
       const named = new Set([...invocations.keys(), ...spawns.keys(), ...onAccess.keys()]);
-      const have = new Set<string>();
-      for (const c of candidates) if (named.has(c.path)) have.add(`${c.tier}\0${c.path}`);
+      const have = new Map<string, Set<string>>();
+      for (const c of candidates) {
+        if (!named.has(c.path)) continue;
+        const paths = have.get(c.tier);
+        if (paths === undefined) have.set(c.tier, new Set([c.path]));
+        else paths.add(c.path);
+      }
       const rows: CandidateRow[] = [];
       // A file row the inventory lacks, sized only then (most are in it already).
       const push = (
         row: Omit<CandidateRow, "kind" | "bytes" | "estimated">,
         userLevel = false,
       ) => {
-        const key = `${row.tier}\0${row.path}`;
+        let paths = have.get(row.tier);
         // Global and installed-plugin sources are reported with --global only.
-        if (have.has(key) || (!includeGlobal && (row.root === "global" || userLevel))) return;
-        have.add(key);
+        if (paths?.has(row.path) || (!includeGlobal && (row.root === "global" || userLevel))) {
+          return;
+        }
+        if (paths === undefined) have.set(row.tier, paths = new Set());
+        paths.add(row.path);
         rows.push({ ...row, kind: "file", bytes: sizeOf(row.path), estimated: false });
       };
       for (const f of invocations.values()) {
@@ -124,29 +143,27 @@ export function tierRows(tiers: TierModel, name: (path: string) => string = (p) 
       return rows;
     },
     figures(row) {
-      if (row.tier === "always-on") {
-        if (row.kind === "hook-payload") {
-          const fires = hookFiring(row.path);
-          return fires === undefined ? undefined : { fires };
-        }
-        const source = row.kind === "file" ? onAccess.get(row.path) : undefined;
-        if (source === undefined) return undefined;
-        // A path-scoped rule keeps its start-up figures (0, path-scoped); the access's bytes join.
-        if (row.loading === "path-scoped-rule") return { on_access_bytes: source.bytes };
-        return {
-          loaded_bytes: 0,
-          loaded_tokens: 0,
-          limits: ordered(["on-access", ...source.limits]),
-          category: "memory-files",
-          on_access_bytes: source.bytes,
-          ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
-        };
+      if (row.kind === "hook-payload") {
+        const fires = hookFiring(row.path);
+        return fires === undefined ? undefined : { fires };
       }
+      const source = row.kind === "file" ? onAccess.get(row.path) : undefined;
+      if (source === undefined) return undefined;
+      // A path-scoped rule keeps its start-up figures (0, path-scoped); the access's bytes join.
+      if (row.loading === "path-scoped-rule") return { on_access_bytes: source.bytes };
+      return {
+        loaded_bytes: 0,
+        loaded_tokens: 0,
+        limits: ordered(["on-access", ...source.limits]),
+        category: "memory-files",
+        on_access_bytes: source.bytes,
+        ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
+      };
+    },
+    later(row) {
       const loaded = (bytes: number, limits: Iterable<LimitCode>) => ({
-        loaded_bytes: bytes,
-        loaded_tokens: tokensOf(bytes),
+        bytes,
         limits: ordered(limits),
-        category: null,
       });
       if (row.tier === "per-spawn") {
         const spawn = spawns.get(row.path);

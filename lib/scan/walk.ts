@@ -79,6 +79,12 @@ export interface WalkOptions {
   follow: boolean;
   /** Apply {@linkcode PRUNE_NAMES} to directories strictly below the start. */
   prune: boolean;
+  /**
+   * Inside a `--loaded` run, note each collected file the listing shows as no link in the run's
+   * link table (`read_memo.ts`): for walks whose files become always-on rows, the only rows
+   * `--loaded` asks that of.
+   */
+  noteLinks?: boolean;
 }
 
 /** What a walk collected. */
@@ -123,7 +129,7 @@ export function walk<C>(
   const problems: WalkProblem[] = [];
   const chain: Frame[] = [{ dev: startStat.dev, ino: startStat.ino, path: start }];
   // Inside a `--loaded` run, a file the listing shows as no link needs no `lstat` later.
-  const links = linkTable();
+  const links = options.noteLinks ? linkTable() : undefined;
 
   const enter = (dir: string, ctx: C): void => {
     let entries = options.listings?.get(dir);

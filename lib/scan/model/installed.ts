@@ -139,15 +139,13 @@ export function installedPlugins(
       : resolvePluginPath(market.installLocation, global);
     const entry = catalogEntries(location, catalogs).get(name);
     if (entry === undefined) continue;
-    let dir: string | undefined;
-    if (LOCAL_SOURCES.has(market.source.source) && typeof entry.source === "string") {
-      dir = normalizeLexical(entry.source, location);
-    } else {
-      dir = (records.get(id) ?? []).filter((r) => applies(r, project))
+    // A folder that is there (an install record's is looked at as it is chosen).
+    const dir = LOCAL_SOURCES.has(market.source.source) && typeof entry.source === "string"
+      ? [normalizeLexical(entry.source, location)].find(isDirectory)
+      : (records.get(id) ?? []).filter((r) => applies(r, project))
         .map((r) => resolvePluginPath(r.installPath, global))
         .find(isDirectory);
-    }
-    if (dir === undefined || !isDirectory(dir)) continue;
+    if (dir === undefined) continue;
     const own = readManifest(dir);
     const manifest = {
       ...own,

@@ -235,6 +235,8 @@ export interface InstructionContext {
   readonly managed: string;
 }
 
+const NO_NAMES: ReadonlySet<string> = new Set();
+
 /** The instruction files of the run, in request order. */
 export interface InstructionResult {
   /** Every instruction source, auto-memory's index last. */
@@ -285,7 +287,13 @@ export function instructionSources(
     isInside(dir, main) && isInside(places.gitRoot, main);
   // One listing of each directory and its .claude/ instead of a probe per file name (the walk
   // from / goes through every parent: probing each name there would cost a failed stat each).
-  const names = dirs.map((d) => ({ top: namesIn(d), dot: namesIn(join(d, ".claude")) }));
+  const names = dirs.map((d) => {
+    const top = namesIn(d);
+    // Listed without a `.claude` entry: nothing to list there (a failed listing costs more than
+    // a look). A folder that cannot be listed may still lead into its `.claude`.
+    const dot = top === undefined || top.has(".claude") ? namesIn(join(d, ".claude")) : undefined;
+    return { top: top ?? NO_NAMES, dot: dot ?? NO_NAMES };
+  });
   const there = (i: number, file: string) =>
     file.startsWith(".claude/")
       ? names[i].dot.has(file.slice(8)) && isFile(join(dirs[i], file))

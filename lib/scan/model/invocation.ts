@@ -133,7 +133,7 @@ export function argumentWords(args: string): string[] {
  */
 export function substitute(
   body: string,
-  fields: Map<string, string | string[] | undefined>,
+  fields: ReadonlyMap<string, string | string[] | undefined>,
   context: InvocationContext,
   args = "",
 ): string {

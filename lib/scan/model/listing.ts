@@ -33,7 +33,7 @@ export interface Entry {
 
 /** The description a skill or command lists, or undefined when it lists none. */
 function listedDescription(
-  fields: Map<string, unknown>,
+  fields: ReadonlyMap<string, unknown>,
   body: string,
   fallback: "body" | "command" | "none",
 ): string | undefined {
@@ -76,7 +76,7 @@ export function isTrue(value: unknown): boolean {
 /** A listing file read once: its frontmatter fields and its body (undefined: nothing to read). */
 function readListed(
   path: string,
-): { fields: Map<string, unknown>; body: string; size: number } | undefined {
+): { fields: ReadonlyMap<string, unknown>; body: string; size: number } | undefined {
   const read = readText(path);
   if (read.kind !== "text") return undefined;
   const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
@@ -89,7 +89,7 @@ function readListed(
 
 function listingEntry(
   path: string,
-  shownName: string | ((fields: Map<string, unknown>) => string),
+  shownName: string | ((fields: ReadonlyMap<string, unknown>) => string),
   root: RootLabel,
   loading: Loading,
   fallback: "body" | "command" | "none",
@@ -124,9 +124,15 @@ function listingEntry(
   };
 }
 
-/** The skills of a `skills` folder: `<dir>/SKILL.md`, one level. */
-export function skillFolder(dir: string): { path: string; name: string }[] {
-  return listNames(dir)
+/**
+ * The skills of a `skills` folder: `<dir>/SKILL.md`, one level (`entries`: its listing, when the
+ * caller has it).
+ */
+export function skillFolder(
+  dir: string,
+  entries: readonly Deno.DirEntry[] = listNames(dir),
+): { path: string; name: string }[] {
+  return entries
     .filter((e) => isFileToRead(`${dir}/${e.name}/SKILL.md`))
     .map((e) => ({ path: `${dir}/${e.name}/SKILL.md`, name: e.name }));
 }
@@ -145,7 +151,7 @@ export function skillEntries(
   for (const skill of skills) {
     considered.add(skill.path);
     const name = `${prefix}${skill.name}`;
-    const shown = (fields: Map<string, unknown>) => {
+    const shown = (fields: ReadonlyMap<string, unknown>) => {
       const own = scalar(fields.get("name") as string | string[] | undefined);
       return own !== undefined && own !== "" && own !== skill.name &&
           /^[A-Za-z0-9][A-Za-z0-9_.:-]*$/.test(own)

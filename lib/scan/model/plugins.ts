@@ -17,7 +17,7 @@
 import { basename, normalizeLexical } from "../../paths.ts";
 import { type PluginManifest, PluginManifestSchema } from "../claude_schema.ts";
 import { commandFiles, skillFolder } from "./listing.ts";
-import { isDirectory, isFile, markdownBelow, readText, realOrSelf } from "./read.ts";
+import { isDirectory, isFile, listNames, markdownBelow, readText, realOrSelf } from "./read.ts";
 
 /** A plugin Claude Code loads: a `--plugin-dir` or an installed plugin. */
 export interface Plugin {
@@ -102,8 +102,11 @@ function paths(value: string | string[] | undefined, dir: string): string[] {
 
 /** The skills of a folder: itself when it holds a `SKILL.md`, else its skill folders. */
 function skillsAt(dir: string): SkillFile[] {
-  if (isFile(`${dir}/SKILL.md`)) return [{ path: `${dir}/SKILL.md`, name: basename(dir) }];
-  return skillFolder(dir);
+  const entries = listNames(dir);
+  // The listing answers whether a SKILL.md is there (none listed: only a look can tell).
+  const own = entries.length === 0 || entries.some((e) => e.name === "SKILL.md");
+  if (own && isFile(`${dir}/SKILL.md`)) return [{ path: `${dir}/SKILL.md`, name: basename(dir) }];
+  return skillFolder(dir, entries);
 }
 
 /** A folder name as a skill name: anything but letters, digits, `-` and `_` becomes `-`. */

@@ -18,6 +18,8 @@ export { type TextRead, withOneReadEach } from "../read_memo.ts";
 
 /** The run's table of real paths (`read_memo.ts`), by path. */
 const REAL_PATHS = "real";
+/** The run's table of `*.md` trees ({@linkcode markdownFilesBelow}), by folder. */
+const MARKDOWN_TREES = "markdown";
 
 /** `path` read whole (up to {@linkcode LARGE_FILE_BYTES}), following links. */
 export function readText(path: string): TextRead {
@@ -86,7 +88,7 @@ export function listNames(dir: string): Deno.DirEntry[] {
  * `real` is `dir`'s real path when known (a subdirectory that is no link is its parent's real path
  * and its name: only links are resolved).
  */
-export function markdownBelow(dir: string, seen = new Set<string>(), real?: string): string[] {
+export function markdownBelow(dir: string, seen?: Set<string>, real?: string): string[] {
   return markdownFilesBelow(dir, seen, real).map((f) => f.path);
 }
 
@@ -96,10 +98,27 @@ export function markdownBelow(dir: string, seen = new Set<string>(), real?: stri
  */
 export function markdownFilesBelow(
   dir: string,
-  seen = new Set<string>(),
+  seen?: Set<string>,
   real?: string,
-): { path: string; real: string }[] {
-  return filesBelow(dir, seen, real, false);
+): readonly MarkdownFile[] {
+  if (seen !== undefined || real !== undefined) {
+    return filesBelow(dir, seen ?? new Set(), real, false);
+  }
+  // A whole tree is listed once a run (`read_memo.ts`): the start-up and access rules list the
+  // same rule folders.
+  const listed = runTable<readonly MarkdownFile[]>(MARKDOWN_TREES);
+  let files = listed?.get(dir);
+  if (files === undefined) {
+    files = filesBelow(dir, new Set(), undefined, false);
+    listed?.set(dir, files);
+  }
+  return files;
+}
+
+/** A `*.md` file below a folder, and its real path. */
+export interface MarkdownFile {
+  readonly path: string;
+  readonly real: string;
 }
 
 /**
@@ -145,13 +164,15 @@ function filesBelow(
   return out;
 }
 
-/** The names in `dir` (none when it cannot be listed): to look files up without a stat each. */
-export function namesIn(dir: string): ReadonlySet<string> {
+/**
+ * The names in `dir` (undefined when it cannot be listed): to look files up without a stat each.
+ */
+export function namesIn(dir: string): ReadonlySet<string> | undefined {
   // A set: no order to sort into.
   try {
     return new Set(Array.from(Deno.readDirSync(dir), (e) => e.name));
   } catch {
-    return new Set();
+    return undefined;
   }
 }
 
@@ -192,7 +213,7 @@ export function join(dir: string, name: string): string {
 }
 
 /** The frontmatter fields of `path` (none when it has none or cannot be read). */
-export function frontmatterOf(path: string): Map<string, string | string[] | undefined> {
+export function frontmatterOf(path: string): ReadonlyMap<string, string | string[] | undefined> {
   const read = readText(path);
   if (read.kind !== "text") return new Map();
   const split = splitFrontmatter(read.text.replace(/^\uFEFF/, ""));
