@@ -242,6 +242,12 @@ export function readRegular(path: string, options: ReadRegularOptions = {}): Uin
   }
 }
 
+/** Options of {@linkcode readHead}. */
+export interface ReadHeadOptions extends Omit<OpenRegularOptions, "maxBytes"> {
+  /** A buffer to read into when the bytes fit (see {@linkcode readUpTo}). */
+  scratch?: Uint8Array;
+}
+
 /**
  * At most the first `limit` bytes of the regular file at `path`, its size, and the stat of the
  * file actually read (owner and mode checks belong on that one).
@@ -249,19 +255,26 @@ export function readRegular(path: string, options: ReadRegularOptions = {}): Uin
 export function readHead(
   path: string,
   limit: number,
-  options: Omit<OpenRegularOptions, "maxBytes"> = {},
+  options: ReadHeadOptions = {},
 ): { bytes: Uint8Array; size: number; info: Deno.FileInfo } {
   const { file, info } = openRegular(path, options);
   try {
-    return { bytes: readUpTo(file, Math.min(limit, info.size)), size: info.size, info };
+    const bytes = readUpTo(file, Math.min(limit, info.size), options.scratch);
+    return { bytes, size: info.size, info };
   } finally {
     file.close();
   }
 }
 
-/** At most `count` bytes of an open file from its position (fewer when it ends first). */
-export function readUpTo(file: Deno.FsFile, count: number): Uint8Array {
-  const buf = new Uint8Array(count);
+/**
+ * At most `count` bytes of an open file from its position (fewer when it ends first). With
+ * `scratch` at least `count` bytes long, they are read into its start — a view valid until the
+ * caller reuses it — instead of a new buffer.
+ */
+export function readUpTo(file: Deno.FsFile, count: number, scratch?: Uint8Array): Uint8Array {
+  const buf = scratch !== undefined && scratch.length >= count
+    ? scratch.subarray(0, count)
+    : new Uint8Array(count);
   let got = 0;
   while (got < buf.length) {
     const n = file.readSync(buf.subarray(got));

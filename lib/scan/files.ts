@@ -23,7 +23,14 @@ import {
   streamFile,
 } from "../_fs/read.ts";
 import type { LineScanner } from "./measure.ts";
-import { decodeText, recalled, remember, SHARED_TEXT_BYTES, sharingReads } from "./read_memo.ts";
+import {
+  decodeText,
+  recalled,
+  remember,
+  scratchBuffer,
+  SHARED_TEXT_BYTES,
+  sharingReads,
+} from "./read_memo.ts";
 
 /** A `stat` result (links followed), or the error that prevented it. */
 export type StatOutcome = Deno.FileInfo | { error: unknown };
@@ -119,11 +126,12 @@ export function measureFile(path: string, share = false): Measured {
 /**
  * Inside a `--loaded` run (`read_memo.ts`), the bytes of the small file just opened at `path`,
  * kept as the run's read of it: the loading model then never opens it again. Undefined (nothing
- * read) outside a run, for a larger file, or when the run has read `path` already.
+ * read) outside a run, for a larger file, or when the run has read `path` already. The bytes may
+ * be the run's scratch buffer: valid until the next read.
  */
 function sharedText(path: string, file: Deno.FsFile, size: number): Uint8Array | undefined {
   if (!sharingReads() || size > SHARED_TEXT_BYTES || recalled(path) !== undefined) return undefined;
-  const bytes = readUpTo(file, size);
+  const bytes = readUpTo(file, size, scratchBuffer());
   remember(path, { kind: "text", text: decodeText(bytes), size: bytes.length });
   return bytes;
 }

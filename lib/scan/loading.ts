@@ -154,7 +154,10 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
       const view = modelView(whole, context, candidates);
       model = { ...view, agentsMdLoaded: whole.agentsMdLoaded };
       // Named as the inventory names its files.
-      tiers = tierRows(perTier, logicalName(whole.project, context.project));
+      tiers = tierRows(
+        perTier,
+        whole.project === context.project ? undefined : logicalName(whole.project, context.project),
+      );
       const reported = view.sources;
       for (const s of reported) byKey.set(s.path, s.kind, s);
       const matched = new ByPathKind<true>();

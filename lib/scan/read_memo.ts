@@ -28,6 +28,19 @@ export function decodeText(bytes: Uint8Array): string {
   return decoder.decode(bytes);
 }
 
+/** The run's small files are read into one buffer ({@linkcode scratchBuffer}) up to this size. */
+const SCRATCH_BYTES = 64 * 1024;
+let scratch: Uint8Array | undefined;
+
+/**
+ * One buffer, reused, for the small files a run reads whole and decodes at once: no buffer is
+ * allocated (and collected) a file. A view of it is valid until the next read into it.
+ */
+export function scratchBuffer(): Uint8Array {
+  scratch ??= new Uint8Array(SCRATCH_BYTES);
+  return scratch;
+}
+
 /** The reads of the current {@linkcode withOneReadEach} run, by path. */
 let memo: Map<string, TextRead> | undefined;
 /** The current run's other answers ({@linkcode runTable}), by table name. */

@@ -88,20 +88,23 @@ function loadingOf(source: OnAccessSource): CandidateRow["loading"] {
   return source.kind === "rule" ? "path-scoped-rule" : "on-access-instruction";
 }
 
-/** The rows and figures of the tier model `tiers`. */
 /**
  * The rows and figures of the tier model `tiers`, its paths renamed by `name` (the model names
  * files from the start directory's physical path, the inventory from the root as given).
  */
-export function tierRows(tiers: TierModel, name: (path: string) => string = (p) => p): TierRows {
+export function tierRows(tiers: TierModel, name?: (path: string) => string): TierRows {
+  // Without a renaming (the start directory is the root as given), the items are the model's own.
   const renamed = <T extends { path: string }>(items: Iterable<T>) =>
-    new Map([...items].map((i) => [name(i.path), { ...i, path: name(i.path) }]));
+    new Map(
+      [...items].map((i) =>
+        name === undefined ? [i.path, i] : [name(i.path), { ...i, path: name(i.path) }]
+      ),
+    );
   const onAccess = renamed(tiers.onAccess);
   const invocations = renamed(tiers.invocations.values());
   const spawns = renamed(tiers.spawns.values());
   return {
     extraRows(candidates, includeGlobal) {
-      // Only the inventory's rows of files the tiers name can be had already.
       // Only the inventory's rows of files the tiers name can be had already: those, by tier (a
       // set each, so no key is built per row).
       const named = new Set([...invocations.keys(), ...spawns.keys(), ...onAccess.keys()]);

@@ -139,6 +139,8 @@ export function substitute(
 ): string {
   // Values are inserted through markers, so a `$` in a value is never read as a placeholder.
   const DOLLAR = "\uE000";
+  // Every placeholder starts with `$`: without one (or a marker) and arguments, nothing changes.
+  if (args === "" && !body.includes("$") && !body.includes(DOLLAR)) return body;
   const value = (v: string) => v.replaceAll("$", DOLLAR);
   let text = body;
   if (context.pluginRoot !== undefined) {

@@ -115,8 +115,9 @@ function listingEntry(
       category: "skills",
       kind: "field:description",
       loading,
-      potential: utf8(`${nameOnly}: ${description}\n`),
-      loaded: utf8(`${full}\n`),
+      // `- name: description\n` and `- name: shown\n`, counted in parts (not built to be counted).
+      potential: utf8(nameOnly) + 2 + utf8(description) + 1,
+      loaded: utf8(full) + 1,
       limits,
       name: shown,
       fileBytes: listed.size,

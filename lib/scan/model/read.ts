@@ -12,7 +12,14 @@ import { compareUtf8 } from "../../sort.ts";
 import { parseFrontmatter, splitFrontmatter } from "../claude_text.ts";
 import { statFollow } from "../files.ts";
 import { LARGE_FILE_BYTES } from "./source.ts";
-import { decodeText, recalled, remember, runTable, type TextRead } from "../read_memo.ts";
+import {
+  decodeText,
+  recalled,
+  remember,
+  runTable,
+  scratchBuffer,
+  type TextRead,
+} from "../read_memo.ts";
 
 export { type TextRead, withOneReadEach } from "../read_memo.ts";
 
@@ -33,7 +40,7 @@ export function readText(path: string): TextRead {
 function readOnce(path: string): TextRead {
   try {
     // The file's size is known once it is open: one read of that many bytes (no read for the end).
-    const { bytes, size } = readHead(path, LARGE_FILE_BYTES);
+    const { bytes, size } = readHead(path, LARGE_FILE_BYTES, { scratch: scratchBuffer() });
     if (size > LARGE_FILE_BYTES) return { kind: "large", size };
     return { kind: "text", text: decodeText(bytes), size: bytes.length };
   } catch (e) {

@@ -85,18 +85,18 @@ export interface PluginFolders {
   readonly dataDir: string;
 }
 
+/** Plugin folders, deepest first, each with the prefix its files' paths start with. */
+type PluginPrefixes = readonly (PluginFolders & { readonly prefix: string })[];
+
+/** `plugins` as {@linkcode pluginOf} looks them up. */
+function prefixesOf(plugins: readonly PluginFolders[]): PluginPrefixes {
+  return plugins.map((p) => ({ ...p, prefix: `${p.dir}/` }))
+    .sort((a, b) => b.dir.length - a.dir.length);
+}
+
 /** The plugin a file belongs to (the deepest folder that holds it), if any. */
-function pluginOf(path: string, plugins: readonly PluginFolders[]): PluginFolders | undefined {
-  let found: PluginFolders | undefined;
-  for (const p of plugins) {
-    if (
-      path.length > p.dir.length && path[p.dir.length] === "/" && path.startsWith(p.dir) &&
-      (found === undefined || p.dir.length > found.dir.length)
-    ) {
-      found = p;
-    }
-  }
-  return found;
+function pluginOf(path: string, plugins: PluginPrefixes): PluginFolders | undefined {
+  return plugins.find((p) => path.startsWith(p.prefix));
 }
 
 /**
@@ -118,7 +118,7 @@ export function invocationFigure(
   path: string,
   entry: { root: RootLabel; userLevel: boolean; kind: "skill" | "command"; name: string },
   roots: ModelRoots,
-  plugins: readonly PluginFolders[] = [],
+  plugins: PluginPrefixes = [],
 ): InvocationFigure | undefined {
   const read = readText(path);
   if (read.kind !== "text") return undefined;
@@ -174,7 +174,7 @@ export function tierModel(
 ): TierModel {
   const invocations = new Map<string, InvocationFigure>();
   const spawns = new Map<string, SpawnFigure>();
-  const plugins = pluginFolders(roots, model);
+  const plugins = prefixesOf(pluginFolders(roots, model));
   for (const source of model.sources) {
     if (source.name === undefined) continue;
     const name = source.name.replace(/ \([^()]*\)$/, "");
