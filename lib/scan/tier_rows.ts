@@ -108,9 +108,11 @@ export function tierRows(tiers: TierModel, name?: (path: string) => string): Tie
       // Only the inventory's rows of files the tiers name can be had already: those, by tier (a
       // set each, so no key is built per row).
       const named = new Set([...invocations.keys(), ...spawns.keys(), ...onAccess.keys()]);
+      // Their lengths first: a path of another length is none of them, and is never hashed.
+      const lengths = new Set([...named].map((p) => p.length));
       const have = new Map<string, Set<string>>();
       for (const c of candidates) {
-        if (!named.has(c.path)) continue;
+        if (!lengths.has(c.path.length) || !named.has(c.path)) continue;
         const paths = have.get(c.tier);
         if (paths === undefined) have.set(c.tier, new Set([c.path]));
         else paths.add(c.path);
