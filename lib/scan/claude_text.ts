@@ -456,18 +456,42 @@ export function parseFrontmatter(yaml: string): ReadonlyMap<string, YamlValue> {
  * quote, flow list or block, no CR, nothing to trim.
  */
 const SIMPLE_FIELD = /^([A-Za-z_][\w-]*)[ \t]*:[ \t]+([^\s"'[|>#](?:[^#\r]*\S)?)$/;
+/** A line `key: |` or `key: >`: a literal or folded block follows. */
+const BLOCK_START = /^([A-Za-z_][\w-]*)[ \t]*:[ \t]+([|>])[ \t]*$/;
+/** The leading spaces and tabs of a line. */
+const LEADING = /^[ \t]*/;
 
 /**
- * The fields of a block made of {@linkcode SIMPLE_FIELD} lines only (most frontmatter), read as
- * {@linkcode parseFields} reads them; undefined for any other block.
+ * The fields of a block made only of {@linkcode SIMPLE_FIELD} lines and `|`/`>` blocks whose lines
+ * are indented with spaces and none blank (most frontmatter), read as {@linkcode parseFields}
+ * reads them; undefined for any other block.
  */
 function simpleFields(yaml: string): Map<string, YamlValue> | undefined {
+  if (yaml.includes("\r")) return undefined;
   const result = new Map<string, YamlValue>();
-  for (const line of yaml.split("\n")) {
-    const m = SIMPLE_FIELD.exec(line);
-    if (m === null) return undefined;
-    // `~` and `null` are YAML's null: no value.
-    result.set(m[1], m[2] === "~" || m[2] === "null" ? undefined : m[2]);
+  const lines = yaml.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const m = SIMPLE_FIELD.exec(lines[i]);
+    if (m !== null) {
+      // `~` and `null` are YAML's null: no value.
+      result.set(m[1], m[2] === "~" || m[2] === "null" ? undefined : m[2]);
+      continue;
+    }
+    const block = BLOCK_START.exec(lines[i]);
+    if (block === null) return undefined;
+    const first = i + 1;
+    let indent = Number.POSITIVE_INFINITY;
+    while (i + 1 < lines.length && /^[ \t]/.test(lines[i + 1])) {
+      const line = lines[i + 1];
+      const lead = LEADING.exec(line)![0];
+      if (lead.includes("\t") || line.trim() === "") return undefined;
+      indent = Math.min(indent, lead.length);
+      i++;
+    }
+    if (i < first) return undefined;
+    const body = lines.slice(first, i + 1).map((l) => l.slice(indent));
+    // Clipped: one final newline; folded lines (none blank) joined by spaces.
+    result.set(block[1], `${body.join(block[2] === "|" ? "\n" : " ")}\n`);
   }
   return result;
 }

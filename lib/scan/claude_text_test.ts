@@ -114,10 +114,17 @@ Deno.test("parseFrontmatter: scalars, quotes, blocks, lists", () => {
   );
 });
 
-Deno.test("parseFrontmatter: plain one-line fields read alike, whichever way they are read", () => {
-  // All `key: value` lines (read line by line), and the same lines where one other line sends
-  // the block through the whole reader: every shared key has one value.
+Deno.test("parseFrontmatter: plain fields and blocks read alike, whichever way they are read", () => {
+  // All `key: value` lines and indented `|`/`>` blocks (read line by line), and the same lines
+  // where one other line sends the block through the whole reader: every shared key has one value.
   const lines = [
+    "lit: |",
+    "  Agent does things.",
+    "    deeper: kept  ",
+    "  More.",
+    "fold: >",
+    "   one",
+    "   two  three",
     "name: a-b_c",
     "description: Does x: then y, z.",
     "tildes: ~",
@@ -131,6 +138,8 @@ Deno.test("parseFrontmatter: plain one-line fields read alike, whichever way the
   const simple = Object.fromEntries(parseFrontmatter(lines.join("\n")));
   const whole = Object.fromEntries(parseFrontmatter([...lines, "quoted: 'q'"].join("\n")));
   assert.deepEqual(simple, {
+    lit: "Agent does things.\n  deeper: kept  \nMore.\n",
+    fold: "one two  three\n",
     name: "last wins",
     description: "Does x: then y, z.",
     tildes: undefined,
@@ -152,6 +161,14 @@ Deno.test("parseFrontmatter: plain one-line fields read alike, whichever way the
     ["a: x\n\nb: y", { a: "x", b: "y" }],
     // A no-break space is no separator: no key at all.
     ["a:\u00a0x", {}],
+    // Blocks a plain reading would misread: a blank or tab-indented line, a kept or stripped end,
+    // no lines at all, a no-break space after the mark.
+    ["d: |\n  x\n\n  y\nb: z", { d: "x\n\ny\n", b: "z" }],
+    ["d: |\n  x\n  \u00a0\nb: z", { d: "x\n", b: "z" }],
+    ["d: >\n\tx\n\ty", { d: "x y\n" }],
+    ["d: |-\n  x", { d: "x" }],
+    ["d: |\nb: z", { d: "", b: "z" }],
+    ["d: |\u00a0\n  x", { d: "x\n" }],
   ];
   for (const [yaml, fields] of tricky) {
     assert.deepEqual(Object.fromEntries(parseFrontmatter(yaml)), fields, JSON.stringify(yaml));
