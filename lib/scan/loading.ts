@@ -244,32 +244,36 @@ export function createLoadingStep(options: LoadingOptions = {}): LoadingStep {
     const source = byKey.get(row.path, row.kind);
     // Instruction files are where links matter (a CLAUDE.md linked to AGENTS.md): one lstat each.
     const target = row.kind === "file" ? linkTarget(row.path, (p) => p) : undefined;
-    const link = target === undefined ? {} : { resolves_to: target };
+    // Each row is built whole, its keys in one order: the row's, then what `--loaded` adds (a
+    // `loading` it changes keeps its place).
     if (source === undefined) {
-      return {
-        ...row,
-        ...link,
-        ...(row.kind === "field:description" && row.loading === "runtime-dependent"
-          ? { loading: "agent-listing" as const }
-          : {}),
+      const figures = {
         loaded_bytes: 0,
         loaded_tokens: 0,
         limits: absentLimit(row, current),
         category: categoryOf(row),
       };
+      const out: ScanRow = target === undefined
+        ? { ...row, ...figures }
+        : { ...row, resolves_to: target, ...figures };
+      if (row.kind === "field:description" && row.loading === "runtime-dependent") {
+        out.loading = "agent-listing";
+      }
+      return out;
     }
-    return {
+    const out: ScanRow = {
       ...row,
-      ...(source.category === "agents" ? { loading: "agent-listing" as const } : {}),
-      // The file a link reaches loads at start-up as the link did.
-      ...(row.loading === "client-or-import-dependent" ? { loading: source.loading } : {}),
       loaded_bytes: source.loaded,
       loaded_tokens: tokensOf(source.loaded),
       limits: ordered(source.limits),
       category: source.category,
-      ...(source.name === undefined ? {} : { name: source.name }),
-      ...(source.importedBy === undefined ? {} : { imported_by: source.importedBy }),
-      ...link,
     };
+    if (source.category === "agents") out.loading = "agent-listing";
+    // The file a link reaches loads at start-up as the link did.
+    if (row.loading === "client-or-import-dependent") out.loading = source.loading;
+    if (source.name !== undefined) out.name = source.name;
+    if (source.importedBy !== undefined) out.imported_by = source.importedBy;
+    if (target !== undefined) out.resolves_to = target;
+    return out;
   }
 }

@@ -22,11 +22,16 @@ import type { HookFiring, LimitCode, ScanRow } from "./schema.ts";
 const LIMIT_ORDER = Object.keys(LIMIT_MEANINGS) as LimitCode[];
 
 function ordered(limits: Iterable<LimitCode>): LimitCode[] {
-  const list = [...limits];
+  // Every caller passes a fresh array or a set: an array is the list itself.
+  const list = Array.isArray(limits) ? limits : [...limits];
   // Most rows have one limit or none: nothing to order.
   if (list.length <= 1) return list;
   const set = new Set(list);
   return LIMIT_ORDER.filter((code) => set.has(code));
+}
+
+function laterFigure(bytes: number, limits: Iterable<LimitCode>): LaterFigure {
+  return { bytes, limits: ordered(limits) };
 }
 
 function sizeOf(path: string): number {
@@ -166,27 +171,25 @@ export function tierRows(tiers: TierModel, name?: (path: string) => string): Tie
       };
     },
     later(row) {
-      const loaded = (bytes: number, limits: Iterable<LimitCode>) => ({
-        bytes,
-        limits: ordered(limits),
-      });
       if (row.tier === "per-spawn") {
         const spawn = spawns.get(row.path);
-        if (spawn !== undefined) return loaded(spawn.bytes, spawn.limits);
-        return loaded(0, [row.path.includes("/.claude/agents/") ? "not-listed" : "not-loaded"]);
+        if (spawn !== undefined) return laterFigure(spawn.bytes, spawn.limits);
+        return laterFigure(0, [
+          row.path.includes("/.claude/agents/") ? "not-listed" : "not-loaded",
+        ]);
       }
       if (row.loading === "on-demand") {
         // A skill's other file: read whole by the Read tool, once its skill is in use.
         const at = row.path.lastIndexOf("/references/");
         const skill = at === -1 ? undefined : `${row.path.slice(0, at)}/SKILL.md`;
-        if (skill === undefined || !invocations.has(skill)) return loaded(0, ["not-loaded"]);
+        if (skill === undefined || !invocations.has(skill)) return laterFigure(0, ["not-loaded"]);
         const read = readFigure(row.path);
-        return loaded(read.bytes, read.limits);
+        return laterFigure(read.bytes, read.limits);
       }
       const invocation = invocations.get(row.path);
-      if (invocation !== undefined) return loaded(invocation.bytes, invocation.limits);
+      if (invocation !== undefined) return laterFigure(invocation.bytes, invocation.limits);
       // A SKILL.md or command Claude Code never lists: outside its layout, or a folder too deep.
-      return loaded(0, ["not-loaded"]);
+      return laterFigure(0, ["not-loaded"]);
     },
   };
 }
