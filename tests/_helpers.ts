@@ -283,7 +283,12 @@ export function runnersDenoDir(): string {
 
 let scratchHome: string | undefined;
 
-/** The environment every run starts from: never the real home or Claude config. */
+/**
+ * The environment every run starts from: never the real home or Claude config. Deno's cache is
+ * the runner's own ({@linkcode runnersDenoDir}), not one under the test's fresh HOME: a fresh
+ * cache makes every run compile every module again (0.19 s of CPU a run instead of 0.08 s,
+ * thousands of runs in the suite) and is nothing a user's machine does.
+ */
 export function baseEnv(): Record<string, string> {
   scratchHome ??= makeTempDir("ctxkit-home-");
   return {
@@ -291,7 +296,7 @@ export function baseEnv(): Record<string, string> {
     HOME: scratchHome,
     NO_COLOR: "1",
     DENO_NO_UPDATE_CHECK: "1",
-    ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+    DENO_DIR: runnersDenoDir(),
     GIT_CONFIG_NOSYSTEM: "1",
     GIT_AUTHOR_NAME: "t",
     GIT_AUTHOR_EMAIL: "t@example.invalid",

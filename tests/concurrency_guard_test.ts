@@ -1,7 +1,7 @@
 /**
  * Concurrency of the guard's write paths (reliability suite): same-second snapshots of one layer,
  * restore racing an editor, and two restores of one run at once. (Concurrent prose writers:
- * tests/prose_concurrency_test.ts — 20 writers plus a reader.)
+ * tests/stress/prose_concurrency_test.ts — 20 writers plus a reader.)
  */
 import assert from "node:assert/strict";
 import { renameSync, writeFileSync } from "node:fs";

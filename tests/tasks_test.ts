@@ -58,6 +58,51 @@ Deno.test("deno task test leaves out every suite that starts Claude Code; test:o
   assert.match(ci, /^run npx deno task test:observed$/m);
 });
 
+/** Every `*_test.ts` under `dir` (relative to the checkout), recursively. */
+function testFiles(dir: string): string[] {
+  return readdirSync(join(REPO, dir), { recursive: true, encoding: "utf8" })
+    .filter((f) => f.endsWith("_test.ts"))
+    .map((f) => `${dir}/${f}`)
+    .sort();
+}
+
+/** The `--ignore=` globs of a task (`deno test … --ignore=a,b,c`). */
+function ignoredBy(task: string): string[] {
+  return /--ignore=(\S+)/.exec(task)?.[1].split(",") ?? [];
+}
+
+function matches(globs: string[], file: string): boolean {
+  return globs.some((g) => g === file || file.startsWith(`${g}/`) || globRegExp(g).test(file));
+}
+
+Deno.test("every test file runs in CI: the README's test, the observed, the bundle or the stress suite", () => {
+  const t = tasks();
+  const inTest = (f: string) => !matches(ignoredBy(t.test), f);
+  const inBundle = (f: string) => !matches(ignoredBy(t["test:bundle"]), f);
+  const inStress = (f: string) => f.startsWith("tests/stress/");
+  const inObserved = (f: string) =>
+    t["test:observed"].split(/\s+/).filter((a) => a.startsWith("tests/")).some((g) =>
+      globRegExp(g).test(f)
+    );
+  const files = [...testFiles("tests"), ...testFiles("lib")];
+  assert.ok(files.includes("tests/compile_test.ts"), files.join(", "));
+  for (const f of files) {
+    assert.ok(inTest(f) || inBundle(f) || inStress(f) || inObserved(f), `no CI suite runs ${f}`);
+  }
+  // Packaging (deno compile over the bundles) is the bundle suite's, not the README's command.
+  assert.ok(!inTest("tests/compile_test.ts") && inBundle("tests/compile_test.ts"));
+  // A file the bundle suite leaves out runs no tool: it would prove the same thing twice.
+  for (const f of files.filter((f) => f.startsWith("tests/") && !inStress(f) && !inBundle(f))) {
+    if (inObserved(f)) continue;
+    const text = readFileSync(join(REPO, f), "utf8");
+    assert.doesNotMatch(
+      text,
+      /import\s*\{[^}]*\b(runTool|runToolAsync|toolArgv|TARGET|selfCommandWords)\b[^}]*\}\s*from "\.\/_/,
+      f,
+    );
+  }
+});
+
 Deno.test("scripts/claude_code.ts says what it downloads, how big and where, before it starts", () => {
   const cache = makeTempDir("ctxkit-claude-cache-");
   const bin = makeTempDir("ctxkit-npm-stand-in-");

@@ -6,8 +6,8 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { lines, makeTempDir, runTool, runToolAsync, writeTree } from "./_helpers.ts";
-import { errLines, refusedLines, runDirOf, spawnScript, until } from "./_guard_fixtures.ts";
+import { lines, makeTempDir, runTool, runToolAsync, writeTree } from "../_helpers.ts";
+import { errLines, refusedLines, runDirOf, spawnScript, until } from "../_guard_fixtures.ts";
 
 /** Every file below `dir`, recursively. */
 function filesBelow(dir: string): string[] {

@@ -16,8 +16,8 @@ import {
   makeTempDir,
   removeDir,
   runToolAsync,
-} from "./_helpers.ts";
-import { spawnServe, startAsUser, type UserProcess } from "./_prose_fixtures.ts";
+} from "../_helpers.ts";
+import { spawnServe, startAsUser, type UserProcess } from "../_prose_fixtures.ts";
 
 /** Poll `attempt` until it gives a value, at most `capMs` (a cap, not an expectation). */
 async function until<T>(attempt: () => Promise<T | undefined>, capMs: number): Promise<T> {

@@ -7,7 +7,7 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { lines, makeTempDir, runTool, writeTree } from "./_helpers.ts";
+import { lines, makeTempDir, runTool, writeTree } from "../_helpers.ts";
 import {
   assertGatedOrChangedWhileReading,
   type BoundedRun,
@@ -19,7 +19,7 @@ import {
   snapshottedProject,
   spawnScript,
   until,
-} from "./_guard_fixtures.ts";
+} from "../_guard_fixtures.ts";
 
 /** Far above what any of these commands takes on a busy machine; a hang or a stall never ends. */
 const DEADLINE_MS = 120_000;

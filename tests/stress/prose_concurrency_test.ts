@@ -26,9 +26,9 @@ import {
   TARGET_TAKES_DENO_FLAGS,
   toolArgv,
   UNPRIVILEGED_ID,
-} from "./_helpers.ts";
-import { flagPath, freshRoot, NOW, out, prose } from "./_prose_fixtures.ts";
-import { readProseFlag } from "../lib/prose/mod.ts";
+} from "../_helpers.ts";
+import { flagPath, freshRoot, NOW, out, prose } from "../_prose_fixtures.ts";
+import { readProseFlag } from "../../lib/prose/mod.ts";
 
 const WRITERS = 20;
 
