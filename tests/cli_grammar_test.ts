@@ -1,7 +1,7 @@
 /**
  * The one option grammar of the four tools (`references/cli.md`), as a user meets it: each option
- * form and each error case, for each tool, run from source and from the bundles (under
- * `CTXKIT_TEST_TARGET=binary`, from the binaries) in child processes.
+ * form and each error case, for each tool, run from source (the source suite) and from the bundles
+ * (the bundle suite; under `CTXKIT_TEST_TARGET=binary`, from the binaries) in child processes.
  */
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
@@ -24,8 +24,16 @@ import { standInBundle } from "../scripts/compile.ts";
 
 type Form = "source" | "bundle" | "binary";
 
-/** The forms this run checks: source and bundle, or the binaries under the binary target. */
-const FORMS: readonly Form[] = TARGET === "binary" ? ["binary"] : ["source", "bundle"];
+/**
+ * The form this run checks: the sources in the source suite, the bundles in the bundle suite
+ * (`deno task test:bundle`, which `.ci/run` runs too), the binaries under the binary target — each
+ * form once, never a second time in another suite.
+ */
+const FORMS: readonly Form[] = TARGET === "binary"
+  ? ["binary"]
+  : TARGET === "bundle"
+  ? ["bundle"]
+  : ["source"];
 
 /** The program path of `tool` in `form` (a binary: its file). */
 function programPath(form: Form, tool: Tool): string {
@@ -100,8 +108,8 @@ for (const form of FORMS) {
       assert.equal(m[1], tool);
       assert.equal(m[3], shown(form, tool).form);
       assert.equal(m[4], shown(form, tool).program);
-      if (form === "source" || (form === "bundle" && TARGET !== "bundle")) {
-        // Sources read the checkout; a bundle built in this run carries the same commit.
+      if (form !== "binary") {
+        // Sources read the checkout; the bundles are built from it by the same run.
         assert.equal(m[2], checkoutCommit(join(REPO, "bin", `${tool}.ts`)) ?? "unknown");
       }
       assert.equal(lines(r.stdout).length, 1);

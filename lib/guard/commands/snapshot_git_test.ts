@@ -1,69 +1,13 @@
 // The git gate of context-guard `snapshot` (references/context-guard.md#snapshot): what git is
-// asked, literally and in batches, and that a failed git call is a failure, never "untracked".
+// asked, literally, and that a failed git call is a failure, never "untracked" (the batches past
+// ARG_MAX: tests/stress/guard_git_batches_test.ts).
 import assert from "node:assert/strict";
 import { appendFileSync, chownSync, mkdirSync, writeFileSync } from "node:fs";
 
-import { CtxkitError } from "../../errors.ts";
 import { DirtyTreeError } from "../errors.ts";
-import { collectingReporter } from "../report.ts";
-import { snapshot } from "./snapshot.ts";
 import { errLines, outLines } from "../../../tests/_guard_fixtures.ts";
-import { git, IS_ROOT, makeTempDir, runTool } from "../../../tests/_helpers.ts";
-
-function repo(): {
-  base: string;
-  proj: string;
-  roots: { project: string; global: string; backups: string };
-} {
-  const base = makeTempDir("ctxkit-gate-");
-  const proj = `${base}/proj`;
-  mkdirSync(proj, { recursive: true });
-  git(proj, "init", "-q");
-  const global = `${base}/home/.claude`;
-  return { base, proj, roots: { project: proj, global, backups: `${global}/backups` } };
-}
-
-function commitAll(proj: string): void {
-  git(proj, "add", "-A");
-  git(proj, "commit", "-qm", "init");
-}
-
-async function gate(
-  roots: { project: string; global: string; backups: string },
-  files: string[],
-): Promise<{ out: string[]; error?: CtxkitError }> {
-  const rep = collectingReporter();
-  try {
-    await snapshot({ roots, files, scriptPath: "/x/context-guard.ts" }, rep);
-  } catch (e) {
-    if (!(e instanceof CtxkitError)) throw e;
-    return { out: rep.lines.map((l) => l.text), error: e };
-  }
-  return { out: rep.lines.map((l) => l.text) };
-}
-
-Deno.test("git gate: 5,500 tracked targets whose paths exceed ARG_MAX are asked in batches: clean, then one dirty", async () => {
-  const { proj, roots } = repo();
-  // 5,500 paths of 412 bytes: 2.27 MB of arguments, beyond Linux's 2 MiB ARG_MAX for one git call.
-  const dir = `${"d".repeat(200)}/${"e".repeat(200)}`;
-  mkdirSync(`${proj}/${dir}`, { recursive: true });
-  const files: string[] = [];
-  for (let i = 0; i < 5500; i++) {
-    const f = `${proj}/${dir}/f${String(i).padStart(4, "0")}.md`;
-    writeFileSync(f, `file ${i}\n`);
-    files.push(f);
-  }
-  commitAll(proj);
-  const clean = await gate(roots, files);
-  assert.equal(clean.error, undefined, String(clean.error));
-  assert.equal(clean.out[0], "GIT-COVERED: 5500 tracked target(s), clean");
-  appendFileSync(files[4777], "changed\n");
-  const dirty = await gate(roots, files);
-  assert.ok(dirty.error instanceof DirtyTreeError, String(dirty.error));
-  assert.equal(dirty.error.exitCode, 3);
-  assert.deepEqual(dirty.error.porcelain, [` M ${dir}/f4777.md`]);
-  assert.deepEqual(dirty.out, []);
-});
+import { git, IS_ROOT, runTool } from "../../../tests/_helpers.ts";
+import { commitAll, gate, gateRepo as repo } from "../../../tests/_git_gate.ts";
 
 Deno.test("git gate: names that are pathspec magic (a?.md, *.md, :!x.md, [a].md) are untracked, taken literally", async () => {
   const { proj, roots } = repo();

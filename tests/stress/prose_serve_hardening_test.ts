@@ -18,9 +18,9 @@ import {
   removeDir,
   runTool,
   runToolAsync,
-} from "./_helpers.ts";
-import { prose, spawnServe, startAsUser, type UserProcess } from "./_prose_fixtures.ts";
-import { startProseServer } from "../lib/prose/server.ts";
+} from "../_helpers.ts";
+import { prose, spawnServe, startAsUser, type UserProcess } from "../_prose_fixtures.ts";
+import { startProseServer } from "../../lib/prose/server.ts";
 
 /** A fresh `CELLM_DIR` with an owner-only `prose/` directory. */
 function freshRoot(): { root: string; dir: string } {
