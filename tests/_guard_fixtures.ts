@@ -19,18 +19,13 @@ import {
 } from "node:fs";
 import { shellCommand, shellQuote } from "../lib/shell.ts";
 import {
-  baseEnv,
   git,
-  isolatedCommand,
   lines,
   makeTempDir,
-  type RunOptions,
   type RunResult,
   runTool,
   selfCommandWords,
   selfCommandWordsAsUser,
-  type Tool,
-  toolArgv,
   writeTree,
 } from "./_helpers.ts";
 
@@ -258,66 +253,6 @@ export async function until(
     if (exited) throw new Error(`helper exited before ${what}`);
     await new Promise((r) => setTimeout(r, 1));
   }
-}
-
-/** What {@linkcode runToolWithin} saw: the run, or that it was still running at the deadline. */
-export type BoundedRun = RunResult & { timedOut: boolean };
-
-/**
- * Run `tool` like `runToolAsync` (source target, `-A`), but kill it if it has not ended within
- * `deadlineMs`: a bound a working command never comes near (a hang or a quadratic step), not a wait.
- */
-export async function runToolWithin(
-  tool: Tool,
-  args: string[],
-  options: RunOptions & { cwd: string },
-  deadlineMs: number,
-): Promise<BoundedRun> {
-  const env: Record<string, string> = { ...baseEnv(), PWD: options.cwd };
-  for (const [k, v] of Object.entries(options.env ?? {})) {
-    if (v === undefined) delete env[k];
-    else env[k] = v;
-  }
-  const [program, programArgs] = isolatedCommand(env, [...toolArgv(tool), ...args]);
-  const child = new Deno.Command(program, {
-    args: programArgs,
-    cwd: options.cwd,
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-  }).spawn();
-  return await outputWithin(child, deadlineMs);
-}
-
-/**
- * The output of `child` (stdout and stderr piped), or, if it has not ended within `deadlineMs`, of
- * `child` killed then (with every process in `alsoKill`, a tracee `child` leaves behind): a
- * failure bound, never a wait.
- */
-export async function outputWithin(
-  child: Deno.ChildProcess,
-  deadlineMs: number,
-  alsoKill: readonly number[] = [],
-): Promise<BoundedRun> {
-  let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    for (const pid of [...alsoKill, child.pid]) {
-      try {
-        Deno.kill(pid, "SIGKILL");
-      } catch { /* already gone */ }
-    }
-  }, deadlineMs);
-  const out = await child.output();
-  clearTimeout(timer);
-  const decoder = new TextDecoder();
-  return {
-    code: out.code,
-    stdout: decoder.decode(out.stdout),
-    stderr: decoder.decode(out.stderr),
-    stdoutBytes: out.stdout,
-    timedOut,
-  };
 }
 
 /**

@@ -14,17 +14,12 @@ import { closeSync, openSync, writeFileSync } from "node:fs";
 import {
   makeSharedTempDir,
   runToolAsUser,
+  runToolWithin,
   skipWithoutUnprivilegedUser,
   UNPRIVILEGED_ID,
   writeTree,
 } from "./_helpers.ts";
-import {
-  errLines,
-  outLines,
-  runDirOf,
-  runToolWithin,
-  snapshottedProject,
-} from "./_guard_fixtures.ts";
+import { errLines, outLines, runDirOf, snapshottedProject } from "./_guard_fixtures.ts";
 
 const DEADLINE_MS = 150_000;
 const MB = 1_000_000;

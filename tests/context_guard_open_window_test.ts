@@ -11,12 +11,17 @@
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
 import { existsSync, readFileSync, renameSync, writeFileSync } from "node:fs";
-import { baseEnv, isolatedCommand, makeTempDir, toolArgv } from "./_helpers.ts";
+import {
+  baseEnv,
+  type BoundedRun,
+  isolatedCommand,
+  makeTempDir,
+  outputWithin,
+  toolArgv,
+} from "./_helpers.ts";
 import {
   assertGatedOrChangedWhileReading,
-  type BoundedRun,
   errLines,
-  outputWithin,
   snapshottedProject,
   straceUnavailable,
   until,

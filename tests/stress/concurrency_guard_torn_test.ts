@@ -7,15 +7,20 @@
  */
 import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
-import { lines, makeTempDir, runTool, writeTree } from "../_helpers.ts";
+import {
+  type BoundedRun,
+  lines,
+  makeTempDir,
+  runTool,
+  runToolWithin,
+  writeTree,
+} from "../_helpers.ts";
 import {
   assertGatedOrChangedWhileReading,
-  type BoundedRun,
   errLines,
   outLines,
   refusedLines,
   runDirOf,
-  runToolWithin,
   snapshottedProject,
   spawnScript,
   until,

@@ -22,6 +22,7 @@ import {
   makeTempDir,
   runToolAsUser,
   runToolAsync,
+  runToolWithin,
   skipWithoutUnprivilegedUser,
   TARGET_TAKES_DENO_FLAGS,
   toolArgv,
@@ -251,24 +252,13 @@ async function proseCapped(
   env: Record<string, string>,
   capMs = 60_000,
 ): Promise<{ code: number; stdout: string; stderr: string; killed: boolean }> {
-  const [program, ...argv] = toolArgv("prose");
-  const signal = AbortSignal.timeout(capMs);
-  const r = await new Deno.Command(program, {
-    args: [...argv, ...args],
-    clearEnv: true,
-    env: { ...baseEnv(), ...env },
-    stdin: "null",
-    stdout: "piped",
-    stderr: "piped",
-    signal,
-  }).output();
-  const dec = new TextDecoder();
-  return {
-    code: r.code,
-    stdout: dec.decode(r.stdout),
-    stderr: dec.decode(r.stderr),
-    killed: signal.aborted,
-  };
+  const r = await runToolWithin(
+    "prose",
+    args,
+    { cwd: makeTempDir("ctxkit-prose-cwd-"), env },
+    capMs,
+  );
+  return { code: r.code, stdout: r.stdout, stderr: r.stderr, killed: r.timedOut };
 }
 
 Deno.test("a stale lock that cannot be removed (a directory at D/.lock) ends `refused reason=busy`, not a spin (issue 23.2)", async () => {
