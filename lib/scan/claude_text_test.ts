@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
-import { memoryIndexText, parseFrontmatter, shownText, splitFrontmatter } from "./claude_text.ts";
+import { memoryIndexText, shownText } from "./claude_text.ts";
+import { parseFrontmatter, splitFrontmatter } from "./frontmatter.ts";
 
 Deno.test("splitFrontmatter: a closed fence pair only", () => {
   assert.deepEqual(splitFrontmatter("---\na: 1\n---\nbody\n"), { yaml: "a: 1", body: "body\n" });

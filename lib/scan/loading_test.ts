@@ -6,7 +6,7 @@ import { managedRoot } from "./model/settings.ts";
 import { readText, withOneReadEach } from "./model/read.ts";
 import { measureFile, scanFile } from "./files.ts";
 import { RuleScopeScanner } from "./measure.ts";
-import { parseFrontmatter } from "./claude_text.ts";
+import { parseFrontmatter } from "./frontmatter.ts";
 
 Deno.test("importPath: fragments dropped, ~ below home, absolute, relative to the importer", () => {
   assert.equal(importPath("a.md#x", "/r/sub/CLAUDE.md", "/h"), "/r/sub/a.md");

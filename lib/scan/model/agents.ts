@@ -5,7 +5,7 @@
  * @module
  */
 
-import { parseFrontmatter, scalar, splitFrontmatter } from "../claude_text.ts";
+import { parseFrontmatter, scalar, splitFrontmatter } from "../frontmatter.ts";
 import type { RootLabel } from "../schema.ts";
 import { readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";

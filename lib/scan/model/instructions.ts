@@ -9,7 +9,8 @@
 
 import { isAbsent } from "../../_fs/errors.ts";
 import { basename, dirname, normalizeLexical } from "../../paths.ts";
-import { parseFrontmatter, shownText, splitFrontmatter } from "../claude_text.ts";
+import { parseFrontmatter, splitFrontmatter } from "../frontmatter.ts";
+import { shownText } from "../claude_text.ts";
 import { scanFile, statFollow } from "../files.ts";
 import { IMPORTS, TEXT_EXTENSIONS } from "../loading_rules.ts";
 import { InstructionScanner } from "../markdown.ts";

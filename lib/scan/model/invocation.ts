@@ -7,7 +7,7 @@
  * @module
  */
 
-import { parseFrontmatter, scalar } from "../claude_text.ts";
+import { parseFrontmatter, scalar } from "../frontmatter.ts";
 import { DEFAULT_EFFORT, SESSION_ID_LENGTH, SHELL_DISABLED } from "../tier_rules.ts";
 
 /** JavaScript's `\s`: what Claude Code's frontmatter pattern treats as whitespace. */

@@ -7,7 +7,7 @@
  */
 
 import { basename, dirname } from "../../paths.ts";
-import { parseFrontmatter, scalar, splitFrontmatter } from "../claude_text.ts";
+import { parseFrontmatter, scalar, splitFrontmatter } from "../frontmatter.ts";
 import { SKILL_LISTING } from "../loading_rules.ts";
 import type { LimitCode, Loading, RootLabel } from "../schema.ts";
 import { isFileToRead, listNames, markdownBelow, readText } from "./read.ts";

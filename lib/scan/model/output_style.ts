@@ -8,7 +8,7 @@
  * @module
  */
 
-import { scalar, splitFrontmatter } from "../claude_text.ts";
+import { scalar, splitFrontmatter } from "../frontmatter.ts";
 import type { RootLabel } from "../schema.ts";
 import { frontmatterOf, markdownBelow, readText } from "./read.ts";
 import { type LoadedSource, utf8 } from "./source.ts";

@@ -9,7 +9,7 @@ import { isAbsent, rethrowPermission } from "../../_fs/errors.ts";
 import { readHead, ReadRefusedError } from "../../_fs/read.ts";
 import { dirname } from "../../paths.ts";
 import { compareUtf8 } from "../../sort.ts";
-import { parseFrontmatter, splitFrontmatter } from "../claude_text.ts";
+import { parseFrontmatter, splitFrontmatter } from "../frontmatter.ts";
 import { statFollow } from "../files.ts";
 import { LARGE_FILE_BYTES } from "./source.ts";
 import {

@@ -6,7 +6,7 @@
  * @module
  */
 
-import { parseFrontmatter, scalar } from "../claude_text.ts";
+import { parseFrontmatter, scalar } from "../frontmatter.ts";
 import { splitClaudeFrontmatter } from "./invocation.ts";
 
 /** An agent file as a spawn uses it. */

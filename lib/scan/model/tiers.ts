@@ -9,7 +9,7 @@
  */
 
 import { basename, dirname } from "../../paths.ts";
-import { parseFrontmatter, scalar } from "../claude_text.ts";
+import { parseFrontmatter, scalar } from "../frontmatter.ts";
 import { statFollow } from "../files.ts";
 import { recalled } from "../read_memo.ts";
 import type { LimitCode, RootLabel } from "../schema.ts";
