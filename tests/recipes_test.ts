@@ -13,7 +13,7 @@ import { z } from "zod";
 import { TOOLS } from "../scripts/tools.ts";
 import { bundleDir } from "./_bundles.ts";
 import { recipe, recipeNames, shellBlocks } from "./_docs.ts";
-import { lines, makeTempDir, REPO, TARGET } from "./_helpers.ts";
+import { lines, makeTempDir, REPO, runnersDenoDir, TARGET } from "./_helpers.ts";
 import { spawnServe } from "./_prose_fixtures.ts";
 
 /** Recipes run elsewhere, and by which test. */
@@ -131,7 +131,7 @@ function runRecipe(p: ReturnType<typeof place>, script: string, path: string): v
       HOME: p.home,
       CLAUDE_PLUGIN_ROOT: p.plugin,
       PROJ: p.proj,
-      ...(Deno.env.get("DENO_DIR") ? { DENO_DIR: Deno.env.get("DENO_DIR")! } : {}),
+      DENO_DIR: runnersDenoDir(),
     },
     stdout: "piped",
     stderr: "piped",
